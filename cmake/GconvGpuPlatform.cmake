@@ -1,0 +1,28 @@
+# Resolves GCONV_GPU_PLATFORM (auto | nvidia | amd | none) into GCONV_GPU_PLATFORM_RESOLVED
+# and, for nvidia/amd, an imported target gconv::hip carrying the HIP host API.
+# auto: ROCm if present, else the CUDA toolkit, else none.
+
+set(_platform ${GCONV_GPU_PLATFORM})
+if(NOT _platform MATCHES "^(auto|nvidia|amd|none)$")
+  message(FATAL_ERROR "GCONV_GPU_PLATFORM must be auto, nvidia, amd or none (got '${_platform}')")
+endif()
+
+if(_platform STREQUAL "auto")
+  if(EXISTS /opt/rocm/lib/libamdhip64.so OR DEFINED ENV{ROCM_PATH})
+    set(_platform amd)
+  else()
+    find_package(CUDAToolkit QUIET)
+    if(CUDAToolkit_FOUND)
+      set(_platform nvidia)
+    else()
+      set(_platform none)
+    endif()
+  endif()
+endif()
+
+if(_platform STREQUAL "nvidia")
+  include(GconvHipNvidia)
+elseif(_platform STREQUAL "amd")
+  include(GconvHipAmd)
+endif()
+set(GCONV_GPU_PLATFORM_RESOLVED ${_platform})

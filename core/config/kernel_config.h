@@ -1,0 +1,66 @@
+#pragma once
+// One kernel configuration: every knob that changes the compiled kernel, plus its signature.
+// Its name (kernel_name.h) is its identity.
+#include "config/enums.h"
+
+#include <compare>
+#include <string>
+
+namespace gconv {
+
+struct KernelConfig {
+    // Signature.
+    Variant variant = Variant::Forward;
+    DataType dtype = DataType::BF16;
+    int ndim_spatial = 2;
+    // Only NHWGC / GKYXC / NHWGK (and their 3D forms) exist today; kept as a field so a
+    // future layout gets a new name instead of colliding.
+    std::string layout = "nhwgc";
+
+    // Block tile (GEMM M x N x K per block).
+    int tile_m = 128;
+    int tile_n = 128;
+    int tile_k = 32;
+    // Warps per block along M, N, K ("waves" in CK's words).
+    int wave_m = 2;
+    int wave_n = 2;
+    int wave_k = 1;
+    // Per-warp MMA tile.
+    int warp_tile_m = 32;
+    int warp_tile_n = 32;
+    int warp_tile_k = 16;
+
+    Pipeline pipeline = Pipeline::CompV3;
+    Scheduler scheduler = Scheduler::Intrawave;
+    Epilogue epilogue = Epilogue::CShuffle;
+
+    // Global access widths in elements for A, B and C.
+    int vector_size_a = 8;
+    int vector_size_b = 8;
+    int vector_size_c = 8;
+
+    int block_per_cu = 1;
+    int num_wave_groups = 1;
+    int num_groups_to_merge = 1;
+
+    bool double_smem_buffer = false;
+    bool split_image = false;
+    // Tail handling per GEMM dim: a kernel without it supports only problems whose
+    // dimension divides the tile (is_supported says so).
+    bool pad_m = true;
+    bool pad_n = true;
+    bool pad_k = true;
+
+    // bwd_weight: the GEMM K (= N*Ho*Wo) is cut into split_k slices.
+    int split_k = 1;
+    SplitKMode split_k_mode = SplitKMode::None;
+    // CK's `two_stage` flag is split_k_mode == TwoStage.
+    bool two_stage() const { return split_k_mode == SplitKMode::TwoStage; }
+
+    int warps() const { return wave_m * wave_n * wave_k; }
+
+    auto operator<=>(const KernelConfig&) const = default;
+    bool operator==(const KernelConfig&) const = default;
+};
+
+} // namespace gconv
