@@ -1,0 +1,249 @@
+#include "config/rules.h"
+
+#include "codegen/launch_plan.h"
+
+#include <algorithm>
+#include <array>
+
+namespace gconv {
+namespace {
+
+std::string triple_text(int a, int b, int c) {
+    return std::to_string(a) + "x" + std::to_string(b) + "x" + std::to_string(c);
+}
+
+std::string list_triples(const std::vector<Triple>& triples) {
+    std::string out;
+    for (const auto& t : triples) out += (out.empty() ? "" : ", ") + triple_text(t[0], t[1], t[2]);
+    return out;
+}
+
+bool contains(const std::vector<Triple>& list, Triple t) { return std::find(list.begin(), list.end(), t) != list.end(); }
+
+bool is_pow2_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
+
+// Pipelines whose main loop needs two shared-memory buffers, and those that cannot use one.
+bool requires_double_buffer(Pipeline p) { return p == Pipeline::CompV4 || p == Pipeline::CompAsync; }
+bool allows_double_buffer(Pipeline p) { return requires_double_buffer(p) || p == Pipeline::CompV5; }
+
+// Accumulator registers per thread above this leave too few for operands and addresses.
+constexpr int k_max_accumulator_registers = 128;
+// Resident threads per SM/CU that launch bounds may ask for.
+constexpr int k_max_threads_per_cu = 2048;
+
+class Checker {
+public:
+    Checker(const KernelConfig& c, const ArchSpec& a, const ArchSpecs& s) : c_(c), a_(a), s_(s) {}
+
+    std::vector<CullReason> run() {
+        spatial_dims();
+        variant_pipeline();
+        pipeline_hardware();
+        scheduler_pipeline();
+        double_buffer();
+        wave_groups();
+        wave_layout();
+        warp_tile();
+        warp_coverage();
+        thread_count();
+        vector_width();
+        shared_memory();
+        registers();
+        group_merge();
+        blocks_per_cu();
+        split_k();
+        epilogue();
+        return std::move(reasons_);
+    }
+
+private:
+    void cull(Rule rule, std::string message) { reasons_.push_back({rule, std::move(message)}); }
+    std::string pipeline() const { return std::string(to_string(c_.pipeline)); }
+
+    void spatial_dims() {
+        if (c_.ndim_spatial != 2 && c_.ndim_spatial != 3)
+            cull(Rule::SpatialDims, "ndim_spatial " + std::to_string(c_.ndim_spatial) + " is not 2 or 3");
+    }
+
+    void variant_pipeline() {
+        if (c_.variant == Variant::Forward) return;
+        static constexpr std::array<Pipeline, 3> backward = {Pipeline::BasicV1, Pipeline::CompV3, Pipeline::Mem};
+        if (std::find(backward.begin(), backward.end(), c_.pipeline) == backward.end())
+            cull(Rule::VariantPipeline, std::string(to_string(c_.variant)) + " kernels exist for basic_v1, compv3 and mem only, not " +
+                                            pipeline());
+    }
+
+    void pipeline_hardware() {
+        auto it = s_.pipeline_features.find(c_.pipeline);
+        if (it == s_.pipeline_features.end()) return;
+        for (const auto& feature : it->second)
+            if (!a_.has_feature(feature))
+                cull(Rule::PipelineHardware, pipeline() + " needs " + feature + ", which " + a_.name + " lacks");
+    }
+
+    void scheduler_pipeline() {
+        if (c_.scheduler == Scheduler::Interwave && c_.pipeline != Pipeline::BasicV1 && c_.pipeline != Pipeline::Mem)
+            cull(Rule::SchedulerPipeline, "interwave scheduling pairs only with basic_v1 and mem, not " + pipeline());
+    }
+
+    void double_buffer() {
+        if (requires_double_buffer(c_.pipeline) && !c_.double_smem_buffer)
+            cull(Rule::DoubleBuffer, pipeline() + " ping-pongs over two shared buffers and needs double_smem_buffer (dsb)");
+        if (c_.double_smem_buffer && !allows_double_buffer(c_.pipeline))
+            cull(Rule::DoubleBuffer, pipeline() + " uses one shared buffer; double_smem_buffer (dsb) would be ignored");
+    }
+
+    void wave_groups() {
+        const int wanted = c_.pipeline == Pipeline::CompV5 ? 2 : 1;
+        if (c_.num_wave_groups != wanted)
+            cull(Rule::WaveGroups, pipeline() + " runs " + std::to_string(wanted) + " warp group(s), not num_wave_groups " +
+                                       std::to_string(c_.num_wave_groups));
+    }
+
+    void wave_layout() {
+        const Triple w{c_.wave_m, c_.wave_n, c_.wave_k};
+        if (!contains(a_.wave_layouts, w))
+            cull(Rule::WaveLayout, "wave layout " + triple_text(w[0], w[1], w[2]) + " is not legal on " + a_.name +
+                                       " (legal: " + list_triples(a_.wave_layouts) + ")");
+    }
+
+    void warp_tile() {
+        auto it = a_.warp_tiles.find(c_.dtype);
+        if (it == a_.warp_tiles.end()) {
+            cull(Rule::WarpTile, a_.name + " has no matrix path for " + std::string(to_string(c_.dtype)));
+            return;
+        }
+        const Triple t{c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k};
+        if (!contains(it->second, t))
+            cull(Rule::WarpTile, "warp tile " + triple_text(t[0], t[1], t[2]) + " is not legal for " +
+                                     std::string(to_string(c_.dtype)) + " on " + a_.name + " (legal: " +
+                                     list_triples(it->second) + ")");
+    }
+
+    void warp_coverage() {
+        auto check = [&](const char* dim, int tile, int waves, int warp_tile) {
+            if (waves <= 0 || warp_tile <= 0 || tile % (waves * warp_tile) != 0)
+                cull(Rule::WarpCoverage, std::string("tile_") + dim + " " + std::to_string(tile) + " is not a multiple of wave_" +
+                                             dim + " x warp_tile_" + dim + " = " + std::to_string(waves) + " x " +
+                                             std::to_string(warp_tile));
+        };
+        check("m", c_.tile_m, c_.wave_m, c_.warp_tile_m);
+        check("n", c_.tile_n, c_.wave_n, c_.warp_tile_n);
+        check("k", c_.tile_k, c_.wave_k, c_.warp_tile_k);
+    }
+
+    void thread_count() {
+        const int threads = block_threads(c_, a_);
+        if (threads > a_.max_threads_per_block)
+            cull(Rule::ThreadCount, std::to_string(threads) + " threads per block exceed " + a_.name + "'s " +
+                                        std::to_string(a_.max_threads_per_block));
+    }
+
+    void vector_width() {
+        const int max_elems = 16 / element_bytes(c_.dtype);
+        auto check = [&](const char* which, int v, int along, const char* along_name) {
+            if (!is_pow2_in(v, 1, max_elems)) {
+                cull(Rule::VectorWidth, std::string("vector_size_") + which + " " + std::to_string(v) +
+                                            " is not a power of two from 1 to " + std::to_string(max_elems) + " (16 bytes of " +
+                                            std::string(to_string(c_.dtype)) + ")");
+            } else if (along % v != 0) {
+                cull(Rule::VectorWidth, std::string("vector_size_") + which + " " + std::to_string(v) + " does not divide " +
+                                            along_name + " " + std::to_string(along));
+            }
+        };
+        check("a", c_.vector_size_a, c_.tile_k, "tile_k");
+        check("b", c_.vector_size_b, c_.tile_k, "tile_k");
+        check("c", c_.vector_size_c, c_.tile_n, "tile_n");
+    }
+
+    void shared_memory() {
+        const std::size_t bytes = shared_bytes(c_, a_.warp_size);
+        if (bytes > std::size_t(a_.shared_memory_per_block_optin))
+            cull(Rule::SharedMemory, pipeline() + (c_.double_smem_buffer ? " with two buffers" : "") + " needs " +
+                                         std::to_string(bytes) + " bytes of shared memory, over " + a_.name + "'s " +
+                                         std::to_string(a_.shared_memory_per_block_optin) + " per block");
+    }
+
+    void registers() {
+        const int threads = block_threads(c_, a_);
+        if (threads <= 0) return;
+        const long long acc = (long long)c_.tile_m * c_.tile_n * c_.num_wave_groups / threads;
+        if (acc > k_max_accumulator_registers)
+            cull(Rule::Registers, "each thread would hold " + std::to_string(acc) + " fp32 accumulators, over " +
+                                      std::to_string(k_max_accumulator_registers));
+    }
+
+    void group_merge() {
+        if (!is_pow2_in(c_.num_groups_to_merge, 1, 8))
+            cull(Rule::GroupMerge, "num_groups_to_merge " + std::to_string(c_.num_groups_to_merge) + " is not 1, 2, 4 or 8");
+    }
+
+    void blocks_per_cu() {
+        const int threads = block_threads(c_, a_);
+        if (c_.block_per_cu < 1 || threads * c_.block_per_cu > k_max_threads_per_cu)
+            cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " x " + std::to_string(threads) +
+                                        " threads exceeds " + std::to_string(k_max_threads_per_cu) + " resident threads");
+    }
+
+    void split_k() {
+        if (c_.split_k < 1) {
+            cull(Rule::SplitK, "split_k must be at least 1");
+            return;
+        }
+        if (c_.variant != Variant::BwdWeight) {
+            if (c_.split_k != 1 || c_.split_k_mode != SplitKMode::None)
+                cull(Rule::SplitK, "split-K exists only for bwd_weight (its GEMM K is N*Ho*Wo)");
+            return;
+        }
+        if (c_.split_k > 1 && c_.split_k_mode == SplitKMode::None)
+            cull(Rule::SplitK, "split_k " + std::to_string(c_.split_k) + " needs a reduction: split_k_mode atomic or 2stage");
+        if (c_.split_k == 1 && c_.split_k_mode == SplitKMode::Atomic)
+            cull(Rule::SplitK, "atomic reduction with split_k 1 only adds a zeroing pass");
+    }
+
+    void epilogue() {
+        if (c_.epilogue == Epilogue::CShuffle && c_.vector_size_c > c_.warp_tile_n)
+            cull(Rule::Epilogue, "cshuffle stores vector_size_c " + std::to_string(c_.vector_size_c) +
+                                     " elements, wider than the warp tile's " + std::to_string(c_.warp_tile_n) + " columns");
+    }
+
+    const KernelConfig& c_;
+    const ArchSpec& a_;
+    const ArchSpecs& s_;
+    std::vector<CullReason> reasons_;
+};
+
+} // namespace
+
+std::string_view rule_id(Rule rule) {
+    switch (rule) {
+    case Rule::SpatialDims: return "spatial_dims";
+    case Rule::VariantPipeline: return "variant_pipeline";
+    case Rule::PipelineHardware: return "pipeline_hardware";
+    case Rule::SchedulerPipeline: return "scheduler_pipeline";
+    case Rule::DoubleBuffer: return "double_buffer";
+    case Rule::WaveGroups: return "wave_groups";
+    case Rule::WaveLayout: return "wave_layout";
+    case Rule::WarpTile: return "warp_tile";
+    case Rule::WarpCoverage: return "warp_coverage";
+    case Rule::ThreadCount: return "thread_count";
+    case Rule::VectorWidth: return "vector_width";
+    case Rule::SharedMemory: return "shared_memory";
+    case Rule::Registers: return "registers";
+    case Rule::GroupMerge: return "group_merge";
+    case Rule::BlocksPerCu: return "blocks_per_cu";
+    case Rule::SplitK: return "split_k";
+    case Rule::Epilogue: return "epilogue";
+    }
+    return "?";
+}
+
+int block_threads(const KernelConfig& c, const ArchSpec& arch) {
+    return c.wave_m * c.wave_n * c.wave_k * c.num_wave_groups * arch.warp_size;
+}
+
+std::vector<CullReason> check_legality(const KernelConfig& config, const ArchSpec& arch, const ArchSpecs& specs) {
+    return Checker(config, arch, specs).run();
+}
+
+} // namespace gconv
