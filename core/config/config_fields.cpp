@@ -5,6 +5,9 @@
 namespace gconv {
 namespace {
 
+// Large enough for any real kernel, small enough that products of fields cannot overflow.
+constexpr long long k_max_field_value = 65536;
+
 template <typename E> ConfigField enum_field(std::string_view name, std::string_view doc, E KernelConfig::*member) {
     return ConfigField{
         name,
@@ -28,7 +31,7 @@ ConfigField int_field(std::string_view name, std::string_view doc, int KernelCon
                        [member, name](KernelConfig& c, const FieldValue& v) -> std::string {
                            const auto* n = std::get_if<long long>(&v);
                            if (!n) return std::string(name) + " takes an integer";
-                           if (*n < 0 || *n > (1 << 20)) return "value " + std::to_string(*n) + " is out of range";
+                           if (*n < 0 || *n > k_max_field_value) return "value " + std::to_string(*n) + " is out of range";
                            c.*member = int(*n);
                            return {};
                        }};

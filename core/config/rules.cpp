@@ -122,7 +122,7 @@ private:
 
     void warp_coverage() {
         auto check = [&](const char* dim, int tile, int waves, int warp_tile) {
-            if (waves <= 0 || warp_tile <= 0 || tile % (waves * warp_tile) != 0)
+            if (waves <= 0 || warp_tile <= 0 || tile % ((long long)waves * warp_tile) != 0)
                 cull(Rule::WarpCoverage, std::string("tile_") + dim + " " + std::to_string(tile) + " is not a multiple of wave_" +
                                              dim + " x warp_tile_" + dim + " = " + std::to_string(waves) + " x " +
                                              std::to_string(warp_tile));
@@ -180,7 +180,7 @@ private:
 
     void blocks_per_cu() {
         const int threads = block_threads(c_, a_);
-        if (c_.block_per_cu < 1 || threads * c_.block_per_cu > k_max_threads_per_cu)
+        if (c_.block_per_cu < 1 || (long long)threads * c_.block_per_cu > k_max_threads_per_cu)
             cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " x " + std::to_string(threads) +
                                         " threads exceeds " + std::to_string(k_max_threads_per_cu) + " resident threads");
     }
@@ -202,9 +202,11 @@ private:
     }
 
     void epilogue() {
-        if (c_.epilogue == Epilogue::CShuffle && c_.vector_size_c > c_.warp_tile_n)
-            cull(Rule::Epilogue, "cshuffle stores vector_size_c " + std::to_string(c_.vector_size_c) +
-                                     " elements, wider than the warp tile's " + std::to_string(c_.warp_tile_n) + " columns");
+        // Without the shared-memory shuffle, each thread stores what its MMA fragment holds:
+        // two adjacent columns of the C tile.
+        if (c_.epilogue == Epilogue::Direct && c_.vector_size_c > 2)
+            cull(Rule::Epilogue, "the direct epilogue stores accumulator fragments of 2 adjacent columns, so vector_size_c " +
+                                     std::to_string(c_.vector_size_c) + " cannot be used (cshuffle can)");
     }
 
     const KernelConfig& c_;
@@ -239,7 +241,10 @@ std::string_view rule_id(Rule rule) {
 }
 
 int block_threads(const KernelConfig& c, const ArchSpec& arch) {
-    return c.wave_m * c.wave_n * c.wave_k * c.num_wave_groups * arch.warp_size;
+    // Fields are at most 65536 each; clamp so that absurd configs report a huge count
+    // instead of overflowing.
+    const long long t = (long long)c.wave_m * c.wave_n * c.wave_k * c.num_wave_groups * arch.warp_size;
+    return int(std::min<long long>(t, 1 << 30));
 }
 
 std::vector<CullReason> check_legality(const KernelConfig& config, const ArchSpec& arch, const ArchSpecs& specs) {

@@ -13,6 +13,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr long long k_max_value = 65536;
+
 const std::map<std::string, std::string>& synonyms() {
     static const std::map<std::string, std::string> s = {{"data_type", "dtype"}, {"wave_mode", "scheduler"}};
     return s;
@@ -134,7 +136,8 @@ private:
         switch (f->kind) {
         case ConfigFieldKind::Integer:
             if (!v.is_number_integer()) fail(p, "expected an integer, got " + json_type_name(v) + " " + dump(v));
-            if (v.get<long long>() < 1) fail(p, "expected a positive integer, got " + dump(v));
+            if (v.get<long long>() < 1 || v.get<long long>() > k_max_value)
+                fail(p, "expected an integer from 1 to " + std::to_string(k_max_value) + ", got " + dump(v));
             return v.get<long long>();
         case ConfigFieldKind::Boolean:
             if (!v.is_boolean()) fail(p, "expected true or false, got " + json_type_name(v) + " " + dump(v));
@@ -156,7 +159,7 @@ private:
             fail(p, "expected [" + fields[0] + ", " + fields[1] + ", " + fields[2] + "], got " + dump(v));
         Assignment a;
         for (std::size_t i = 0; i < 3; ++i) {
-            if (!v[i].is_number_integer() || v[i].get<long long>() < 1)
+            if (!v[i].is_number_integer() || v[i].get<long long>() < 1 || v[i].get<long long>() > k_max_value)
                 fail(json_path_index(p, i), "expected a positive integer, got " + dump(v[i]));
             a.emplace_back(find_config_field(fields[i]), v[i].get<long long>());
         }
@@ -174,7 +177,7 @@ private:
         for (int i = 0; i < 3; ++i) {
             if (!v.contains(dims[i])) fail(p, std::string("missing '") + dims[i] + "'");
             const auto& d = v.at(dims[i]);
-            if (!d.is_number_integer() || d.get<long long>() < 1)
+            if (!d.is_number_integer() || d.get<long long>() < 1 || d.get<long long>() > k_max_value)
                 fail(json_path_key(p, dims[i]), "expected a positive integer, got " + dump(d));
             a.emplace_back(find_config_field(k_tile_fields[i]), d.get<long long>());
         }
