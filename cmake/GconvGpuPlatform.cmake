@@ -26,3 +26,12 @@ elseif(_platform STREQUAL "amd")
   include(GconvHipAmd)
 endif()
 set(GCONV_GPU_PLATFORM_RESOLVED ${_platform})
+
+# ROCm's hipRTC as a file to dlopen (jit/amd_hiprtc.*): lets any GPU build compile-check the
+# AMD path. Debian 12 ships ROCm 5.2's inside libamdhip64.so.5; ROCm 5.3+ has libhiprtc.so.
+if(NOT _platform STREQUAL "none")
+  find_library(GCONV_AMD_HIPRTC_LIBRARY NAMES libhiprtc.so libamdhip64.so.5
+    PATHS /opt/rocm/lib /usr/lib/x86_64-linux-gnu
+    DOC "ROCm hipRTC library loaded at run time for AMD compile checks (optional)")
+  mark_as_advanced(GCONV_AMD_HIPRTC_LIBRARY)
+endif()

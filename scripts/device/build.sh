@@ -7,7 +7,7 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
-[ -d .deps/usr/include/hip ] || { echo "build.sh: .deps missing: run scripts/device/bundle_deps.sh and carry .deps" >&2; exit 1; }
+[ -d .deps/hip/include/hip ] || { echo "build.sh: .deps missing: run scripts/device/bundle_deps.sh and carry .deps" >&2; exit 1; }
 
 export PATH="/usr/local/cuda/bin:$PATH"
 cmake --preset device -DGCONV_DEPS_DIR="$repo/.deps" -DCUDAToolkit_ROOT=/usr/local/cuda

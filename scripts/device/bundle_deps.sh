@@ -32,10 +32,18 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# HIP's headers go to their own prefix: under usr/include they would sit in nlohmann_json's
+# include folder and be found before the CUDA 13 patched copy in the build tree.
+if [ -d "$deps/usr/include/hip" ]; then
+  rm -rf "$deps/hip"
+  mkdir -p "$deps/hip/include"
+  mv "$deps/usr/include/hip" "$deps/hip/include/hip"
+fi
+
 # Only headers and CMake packages travel: the libraries and docs are of no use there and
 # count against the carried size.
 rm -rf "$deps/usr/share/doc" "$deps/usr/lib" "$deps/usr/share/lintian" "$deps/usr/bin"
 mkdir -p "$deps/usr/share"
 [ -d "$deps/usr/share/cmake/nlohmann_json" ] || { echo "bundle_deps: nlohmann_json CMake package missing" >&2; exit 1; }
-[ -f "$deps/usr/include/hip/nvidia_detail/nvidia_hip_runtime_api.h" ] || { echo "bundle_deps: HIP CUDA backend headers missing" >&2; exit 1; }
+[ -f "$deps/hip/include/hip/nvidia_detail/nvidia_hip_runtime_api.h" ] || { echo "bundle_deps: HIP CUDA backend headers missing" >&2; exit 1; }
 echo "bundle_deps: $(du -sh "$deps" | cut -f1) in $deps"

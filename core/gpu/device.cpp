@@ -1,0 +1,84 @@
+#include "gpu/device.h"
+
+#include "gpu/hip_check.h"
+
+#include <hip/hip_runtime_api.h>
+
+namespace gconv::gpu {
+namespace {
+
+int attribute(hipDeviceAttribute_t attr, int device, const char* what) {
+    int value = 0;
+    const hipError_t status = hipDeviceGetAttribute(&value, attr, device);
+    if (status != hipSuccess)
+        throw GpuError(std::string("hipDeviceGetAttribute(") + what + ")", status, __FILE__,
+                       __LINE__);
+    return value;
+}
+
+} // namespace
+
+std::string nvidia_arch_name(int major, int minor) {
+    return "sm_" + std::to_string(major) + std::to_string(minor);
+}
+
+std::string amd_arch_name(const std::string& gcn_arch_name) {
+    return gcn_arch_name.substr(0, gcn_arch_name.find(':'));
+}
+
+int device_count() {
+    int count = 0;
+    if (hipGetDeviceCount(&count) != hipSuccess) return 0;
+    return count;
+}
+
+DeviceInfo query(int index) {
+    const int count = device_count();
+    if (index < 0 || index >= count) {
+        throw GpuError("query(device " + std::to_string(index) + " of " + std::to_string(count) +
+                           ")",
+                       hipErrorInvalidDevice, __FILE__, __LINE__);
+    }
+    hipDeviceProp_t props{};
+    GCONV_HIP_CHECK(hipGetDeviceProperties(&props, index));
+
+    DeviceInfo info;
+    info.index = index;
+    info.name = props.name;
+#if defined(GCONV_HIP_PLATFORM_AMD)
+    info.arch = amd_arch_name(props.gcnArchName);
+#else
+    info.arch = nvidia_arch_name(props.major, props.minor);
+#endif
+    info.sm_count = props.multiProcessorCount;
+    info.shared_per_block = props.sharedMemPerBlock;
+    info.memory_bytes = props.totalGlobalMem;
+    info.warp_size = props.warpSize;
+    info.max_threads_per_block = props.maxThreadsPerBlock;
+    info.registers_per_block = props.regsPerBlock;
+    info.l2_bytes = std::size_t(props.l2CacheSize);
+    info.shared_per_sm = props.maxSharedMemoryPerMultiProcessor;
+#if defined(GCONV_HIP_PLATFORM_AMD)
+    // AMD has no opt-in beyond the default LDS limit of a workgroup.
+    info.shared_per_block_optin = props.sharedMemPerBlock;
+#else
+    // HIP 5.2's CUDA backend does not map hipDeviceAttributeSharedMemPerBlockOptin (it answers
+    // hipErrorInvalidValue), so ask the CUDA runtime that HIP's headers already bring in.
+    int optin = 0;
+    const cudaError_t status =
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, index);
+    if (status != cudaSuccess) {
+        throw GpuError("cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)",
+                       hipCUDAErrorTohipError(status), __FILE__, __LINE__);
+    }
+    info.shared_per_block_optin = std::size_t(optin);
+#endif
+    // CUDA 13 removed the clock fields from its device properties; the attributes remain.
+    info.clock_khz = attribute(hipDeviceAttributeClockRate, index, "ClockRate");
+    info.memory_clock_khz = attribute(hipDeviceAttributeMemoryClockRate, index, "MemoryClockRate");
+    GCONV_HIP_CHECK(hipDriverGetVersion(&info.driver_version));
+    GCONV_HIP_CHECK(hipRuntimeGetVersion(&info.runtime_version));
+    return info;
+}
+
+} // namespace gconv::gpu
