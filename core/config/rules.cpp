@@ -22,12 +22,20 @@ bool contains(const std::vector<Triple>& list, Triple t) { return std::find(list
 
 bool is_pow2_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
 
-// Pipelines whose main loop needs two shared-memory buffers, and those that cannot use one.
-bool requires_double_buffer(Pipeline p) { return p == Pipeline::CompV4 || p == Pipeline::CompAsync; }
-bool allows_double_buffer(Pipeline p) { return requires_double_buffer(p) || p == Pipeline::CompV5; }
+// Pipelines whose main loop ping-pongs over two shared-memory buffers; basic_v1 may add a second
+// buffer (one barrier per tile instead of two); the others have one buffer (compv3) or their
+// own ring of stages (mem, compv6, comp_async).
+bool requires_double_buffer(Pipeline p) { return p == Pipeline::CompV4 || p == Pipeline::CompV5; }
+bool allows_double_buffer(Pipeline p) { return requires_double_buffer(p) || p == Pipeline::BasicV1; }
 
-// Accumulator registers per thread above this leave too few for operands and addresses.
+// Accumulator registers per thread above this leave too few for operands and addresses
+// (measured on sm_90: larger warp tiles spill).
 constexpr int k_max_accumulator_registers = 128;
+// Global loads of A or B per loader thread and K tile that the kernels unroll.
+constexpr int k_max_loads_per_thread = 16;
+// Registers a thread must keep when block_per_cu asks for several resident blocks.
+constexpr int k_min_registers_per_thread = 128;
+constexpr int k_max_warps = 16;
 // Resident threads per SM/CU that launch bounds may ask for.
 constexpr int k_max_threads_per_cu = 2048;
 
@@ -37,6 +45,7 @@ public:
 
     std::vector<CullReason> run() {
         spatial_dims();
+        tile_shape();
         variant_pipeline();
         pipeline_hardware();
         scheduler_pipeline();
@@ -90,7 +99,9 @@ private:
         if (requires_double_buffer(c_.pipeline) && !c_.double_smem_buffer)
             cull(Rule::DoubleBuffer, pipeline() + " ping-pongs over two shared buffers and needs double_smem_buffer (dsb)");
         if (c_.double_smem_buffer && !allows_double_buffer(c_.pipeline))
-            cull(Rule::DoubleBuffer, pipeline() + " uses one shared buffer; double_smem_buffer (dsb) would be ignored");
+            cull(Rule::DoubleBuffer, pipeline() + (c_.pipeline == Pipeline::CompV3
+                                                        ? " uses one shared buffer; with a second one it would be compv4"
+                                                        : " has its own ring of stages; double_smem_buffer (dsb) would be ignored"));
     }
 
     void wave_groups() {
@@ -98,6 +109,10 @@ private:
         if (c_.num_wave_groups != wanted)
             cull(Rule::WaveGroups, pipeline() + " runs " + std::to_string(wanted) + " warp group(s), not num_wave_groups " +
                                        std::to_string(c_.num_wave_groups));
+        // compv5 splits the block's warps into two halves along M or N.
+        if (c_.pipeline == Pipeline::CompV5 && c_.wave_m % 2 != 0 && c_.wave_n % 2 != 0)
+            cull(Rule::WaveGroups, "compv5 splits the warps into two groups and needs wave_m or wave_n even, not " +
+                                       triple_text(c_.wave_m, c_.wave_n, c_.wave_k));
     }
 
     void wave_layout() {
@@ -118,6 +133,16 @@ private:
             cull(Rule::WarpTile, "warp tile " + triple_text(t[0], t[1], t[2]) + " is not legal for " +
                                      std::string(to_string(c_.dtype)) + " on " + a_.name + " (legal: " +
                                      list_triples(it->second) + ")");
+    }
+
+    void tile_shape() {
+        for (auto [name, v] : {std::pair{"tile_m", c_.tile_m}, {"tile_n", c_.tile_n}, {"tile_k", c_.tile_k},
+                               {"wave_m", c_.wave_m}, {"wave_n", c_.wave_n}})
+            if (!is_pow2_in(v, 1, 1 << 16)) cull(Rule::TileShape, std::string(name) + " " + std::to_string(v) + " is not a power of two");
+        if (c_.wave_k != 1) cull(Rule::TileShape, "wave_k " + std::to_string(c_.wave_k) + ": the K loop is not split across warps (wave_k 1)");
+        if ((long long)c_.wave_m * c_.wave_n > k_max_warps)
+            cull(Rule::TileShape, "wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k) + " has more than " +
+                                      std::to_string(k_max_warps) + " warps");
     }
 
     void warp_coverage() {
@@ -167,10 +192,20 @@ private:
     void registers() {
         const int threads = block_threads(c_, a_);
         if (threads <= 0) return;
+        // Each warp group holds a full set of accumulators over its share of the threads.
         const long long acc = (long long)c_.tile_m * c_.tile_n * c_.num_wave_groups / threads;
         if (acc > k_max_accumulator_registers)
             cull(Rule::Registers, "each thread would hold " + std::to_string(acc) + " fp32 accumulators, over " +
                                       std::to_string(k_max_accumulator_registers));
+        const long long loaders = std::max<long long>(1, threads / std::max(1, c_.num_wave_groups));
+        auto loads = [&](const char* which, int rows, int vec) {
+            const long long n = (long long)rows * c_.tile_k / std::max(vec, 1) / loaders;
+            if (n > k_max_loads_per_thread)
+                cull(Rule::Registers, std::string("each loader thread would issue ") + std::to_string(n) + " " + which +
+                                          " loads per K tile, over " + std::to_string(k_max_loads_per_thread));
+        };
+        loads("A", c_.tile_m, c_.vector_size_a);
+        loads("B", c_.tile_n, c_.vector_size_b);
     }
 
     void group_merge() {
@@ -180,9 +215,15 @@ private:
 
     void blocks_per_cu() {
         const int threads = block_threads(c_, a_);
-        if (c_.block_per_cu < 1 || (long long)threads * c_.block_per_cu > k_max_threads_per_cu)
+        if (c_.block_per_cu < 1 || (long long)threads * c_.block_per_cu > k_max_threads_per_cu) {
             cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " x " + std::to_string(threads) +
                                         " threads exceeds " + std::to_string(k_max_threads_per_cu) + " resident threads");
+            return;
+        }
+        const long long regs = a_.registers_per_block / std::max<long long>(1, (long long)threads * c_.block_per_cu);
+        if (c_.block_per_cu > 1 && regs < k_min_registers_per_thread)
+            cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " leaves " + std::to_string(regs) +
+                                        " registers per thread, under " + std::to_string(k_min_registers_per_thread));
     }
 
     void split_k() {
@@ -202,11 +243,14 @@ private:
     }
 
     void epilogue() {
-        // Without the shared-memory shuffle, each thread stores what its MMA fragment holds:
-        // two adjacent columns of the C tile.
-        if (c_.epilogue == Epilogue::Direct && c_.vector_size_c > 2)
-            cull(Rule::Epilogue, "the direct epilogue stores accumulator fragments of 2 adjacent columns, so vector_size_c " +
-                                     std::to_string(c_.vector_size_c) + " cannot be used (cshuffle can)");
+        // Without the shared-memory shuffle each thread stores the runs of adjacent columns its
+        // accumulator fragment holds: 2 for mma.sync, 1 for MFMA, warp_tile_n / 8 for SIMT.
+        if (c_.epilogue != Epilogue::Direct) return;
+        const int run = !uses_mma(c_) ? std::max(1, c_.warp_tile_n / 8) : a_.vendor == "amd" ? 1 : 2;
+        if (c_.vector_size_c > run)
+            cull(Rule::Epilogue, "the direct epilogue stores runs of " + std::to_string(run) +
+                                     " adjacent columns here, so vector_size_c " + std::to_string(c_.vector_size_c) +
+                                     " would be a name without effect (cshuffle can)");
     }
 
     const KernelConfig& c_;
@@ -220,6 +264,7 @@ private:
 std::string_view rule_id(Rule rule) {
     switch (rule) {
     case Rule::SpatialDims: return "spatial_dims";
+    case Rule::TileShape: return "tile_shape";
     case Rule::VariantPipeline: return "variant_pipeline";
     case Rule::PipelineHardware: return "pipeline_hardware";
     case Rule::SchedulerPipeline: return "scheduler_pipeline";
@@ -241,9 +286,9 @@ std::string_view rule_id(Rule rule) {
 }
 
 int block_threads(const KernelConfig& c, const ArchSpec& arch) {
-    // Fields are at most 65536 each; clamp so that absurd configs report a huge count
-    // instead of overflowing.
-    const long long t = (long long)c.wave_m * c.wave_n * c.wave_k * c.num_wave_groups * arch.warp_size;
+    // Warp groups are carved out of the block's warps, so they do not add threads. Fields are
+    // at most 65536 each; clamp so that absurd configs report a huge count, not an overflow.
+    const long long t = (long long)c.wave_m * c.wave_n * c.wave_k * arch.warp_size;
     return int(std::min<long long>(t, 1 << 30));
 }
 

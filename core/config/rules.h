@@ -13,6 +13,7 @@ namespace gconv {
 // Stable identifiers of the rules, for tests, --explain and filters over culled configs.
 enum class Rule {
     SpatialDims,
+    TileShape,
     VariantPipeline,
     PipelineHardware,
     SchedulerPipeline,

@@ -260,7 +260,7 @@ void derive_defaults(KernelConfig& c, const std::vector<std::string>& derived) {
     if (has("warp_tile_k")) c.warp_tile_k = c.dtype == DataType::FP32 ? 4 : 16;
     if (has("num_wave_groups")) c.num_wave_groups = c.pipeline == Pipeline::CompV5 ? 2 : 1;
     if (has("double_smem_buffer"))
-        c.double_smem_buffer = c.pipeline == Pipeline::CompV4 || c.pipeline == Pipeline::CompAsync;
+        c.double_smem_buffer = c.pipeline == Pipeline::CompV4 || c.pipeline == Pipeline::CompV5;
     if (has("split_k_mode")) c.split_k_mode = c.split_k > 1 ? SplitKMode::Atomic : SplitKMode::None;
 }
 

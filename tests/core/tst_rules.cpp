@@ -66,7 +66,6 @@ private slots:
     void pipeline_hardware() {
         auto c = legal_base();
         c.pipeline = Pipeline::CompAsync;
-        c.double_smem_buffer = true;
         QVERIFY(check_legality(c, specs().get("sm_90"), specs()).empty());
         expect_only(c, "gfx90a", Rule::PipelineHardware, "async_copy");
     }
@@ -91,9 +90,17 @@ private slots:
     void wave_groups() {
         auto c = legal_base();
         c.pipeline = Pipeline::CompV5;
+        c.double_smem_buffer = true;
+        c.tile_m = 64;
+        c.tile_n = 64;
         expect_only(c, "sm_90", Rule::WaveGroups, "num_wave_groups 1");
         c.num_wave_groups = 2;
         QVERIFY(check_legality(c, specs().get("sm_90"), specs()).empty());
+        c.wave_m = 1;
+        c.wave_n = 1;
+        c.tile_m = 32;
+        c.tile_n = 32;
+        expect_only(c, "sm_90", Rule::WaveGroups, "wave_m or wave_n even");
     }
 
     void wave_layout() {
@@ -115,25 +122,36 @@ private slots:
 
     void warp_coverage() {
         auto c = legal_base();
-        c.tile_m = 48;
-        c.vector_size_a = 8;
-        expect_only(c, "sm_90", Rule::WarpCoverage, "tile_m 48");
+        c.tile_m = 64;
+        c.wave_m = 4;
+        expect_only(c, "sm_90", Rule::WarpCoverage, "tile_m 64");
     }
 
     void thread_count() {
+        // No shipped architecture allows fewer threads than 16 warps; a smaller part does.
+        ArchSpec small = specs().get("sm_90");
+        small.name = "small";
+        small.max_threads_per_block = 64;
+        const auto reasons = check_legality(legal_base(), small, specs());
+        QCOMPARE(reasons.size(), std::size_t(1));
+        QCOMPARE(reasons[0].rule, Rule::ThreadCount);
+        QVERIFY(reasons[0].message.find("128 threads") != std::string::npos);
+    }
+
+    void tile_shape() {
         auto c = legal_base();
-        c.wave_m = 4;
-        c.wave_n = 4;
-        c.tile_m = 128;
-        c.tile_n = 128;
-        c.warp_tile_m = 32;
-        c.warp_tile_n = 32;
-        // 16 warps of 64 lanes = 1024 threads is the limit on AMD; two groups double it.
-        c.pipeline = Pipeline::CompV5;
-        c.num_wave_groups = 2;
-        const auto reasons = check_legality(c, specs().get("gfx950"), specs());
+        c.wave_k = 2;
+        c.tile_k = 64;
+        auto reasons = check_legality(c, specs().get("sm_90"), specs());
         bool found = false;
-        for (const auto& r : reasons) found |= r.rule == Rule::ThreadCount;
+        for (const auto& r : reasons) found |= r.rule == Rule::TileShape && r.message.find("wave_k 2") != std::string::npos;
+        QVERIFY(found);
+        c = legal_base();
+        c.tile_n = 96;
+        c.wave_n = 3;
+        reasons = check_legality(c, specs().get("sm_90"), specs());
+        found = false;
+        for (const auto& r : reasons) found |= r.rule == Rule::TileShape && r.message.find("tile_n 96") != std::string::npos;
         QVERIFY(found);
     }
 
@@ -177,7 +195,7 @@ private slots:
         single.tile_n = 128;
         QVERIFY(check_legality(single, specs().get("gfx942"), specs()).empty());
         auto twice = single;
-        twice.pipeline = Pipeline::CompV4;
+        twice.pipeline = Pipeline::BasicV1;
         twice.double_smem_buffer = true;
         expect_only(twice, "gfx942", Rule::SharedMemory, "two buffers");
     }
@@ -192,6 +210,12 @@ private slots:
         c.warp_tile_n = 64;
         c.tile_k = 16;
         expect_only(c, "sm_90", Rule::Registers, "accumulators");
+        c = legal_base();
+        c.tile_k = 128;
+        c.warp_tile_k = 32;
+        c.vector_size_a = 1;
+        c.dtype = DataType::BF16;
+        expect_only(c, "sm_90", Rule::Registers, "A loads per K tile");
     }
 
     void group_merge() {
@@ -204,6 +228,13 @@ private slots:
         auto c = legal_base();
         c.block_per_cu = 32;
         expect_only(c, "sm_90", Rule::BlocksPerCu, "block_per_cu 32");
+        c = legal_base();
+        c.wave_m = 4;
+        c.wave_n = 4;
+        c.warp_tile_m = 32;
+        c.warp_tile_n = 32;
+        c.block_per_cu = 2;
+        expect_only(c, "sm_90", Rule::BlocksPerCu, "64 registers per thread");
     }
 
     void split_k() {

@@ -1,0 +1,117 @@
+#include "codegen/kernel_source.h"
+
+#include "codegen/launch_plan.h"
+
+#include <sstream>
+
+namespace gconv {
+namespace {
+
+// Codes understood by gconv_fwd.h / gconv_convert.h (declaration order of enums.h).
+int code(DataType d) {
+    return static_cast<int>(d);
+}
+int code(Pipeline p) {
+    return static_cast<int>(p);
+}
+int code(Scheduler s) {
+    return static_cast<int>(s);
+}
+int code(Epilogue e) {
+    return static_cast<int>(e);
+}
+
+const char* cpp_bool(bool b) {
+    return b ? "true" : "false";
+}
+
+const char* device_type(DataType d) {
+    switch (d) {
+    case DataType::BF16:
+        return "gconv::bf16_t";
+    case DataType::FP16:
+        return "gconv::fp16_t";
+    case DataType::FP32:
+        return "float";
+    }
+    return "float";
+}
+
+} // namespace
+
+std::string_view kernel_entry_name() {
+    return "gconv_main";
+}
+
+std::string generate_kernel_source(const KernelConfig& c) {
+    std::ostringstream s;
+    s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
+      << c.ndim_spatial << "d tile " << c.tile_m << 'x' << c.tile_n << 'x' << c.tile_k << " waves "
+      << c.wave_m << 'x' << c.wave_n << 'x' << c.wave_k << " warp tile " << c.warp_tile_m << 'x'
+      << c.warp_tile_n << 'x' << c.warp_tile_k << ' ' << to_string(c.pipeline) << ' '
+      << to_string(c.scheduler) << ' ' << to_string(c.epilogue) << " vec " << c.vector_size_a << '/'
+      << c.vector_size_b << '/' << c.vector_size_c << " gm " << c.num_groups_to_merge
+      << (c.double_smem_buffer ? " dsb" : "") << (c.split_image ? " si" : "") << " pad " << c.pad_m
+      << c.pad_n << c.pad_k << " bpc " << c.block_per_cu << "\n";
+    s << "#include \"gconv_fwd.h\"\n\n";
+    s << "struct GconvConfig {\n";
+    auto field = [&](const char* type, const char* name, auto value) {
+        s << "    static constexpr " << type << ' ' << name << " = " << value << ";\n";
+    };
+    field("int", "kDType", code(c.dtype));
+    field("int", "kNdim", c.ndim_spatial);
+    field("int", "kTileM", c.tile_m);
+    field("int", "kTileN", c.tile_n);
+    field("int", "kTileK", c.tile_k);
+    field("int", "kWaveM", c.wave_m);
+    field("int", "kWaveN", c.wave_n);
+    field("int", "kWarpTileM", c.warp_tile_m);
+    field("int", "kWarpTileN", c.warp_tile_n);
+    field("int", "kWarpTileK", c.warp_tile_k);
+    field("int", "kPipeline", code(c.pipeline));
+    field("int", "kScheduler", code(c.scheduler));
+    field("int", "kEpilogue", code(c.epilogue));
+    field("int", "kVecA", c.vector_size_a);
+    field("int", "kVecB", c.vector_size_b);
+    field("int", "kVecC", c.vector_size_c);
+    field("int", "kGroupsToMerge", c.num_groups_to_merge);
+    field("bool", "kDsb", cpp_bool(c.double_smem_buffer));
+    field("bool", "kSplitImage", cpp_bool(c.split_image));
+    field("bool", "kPadM", cpp_bool(c.pad_m));
+    field("bool", "kPadN", cpp_bool(c.pad_n));
+    field("bool", "kPadK", cpp_bool(c.pad_k));
+    field("bool", "kUseMma", cpp_bool(uses_mma(c)));
+    field("int", "kStages", pipeline_stages(c));
+    field("int", "kSmemBytes", shared_bytes(c));
+    s << "};\n\n";
+    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * "
+      << c.wave_m * c.wave_n << ", " << c.block_per_cu << ")\n"
+      << kernel_entry_name() << "(gconv::ConvParams p) {\n"
+      << "    gconv::fwd::run<GconvConfig>(p);\n}\n";
+    return s.str();
+}
+
+std::string generate_reference_source(DataType dtype) {
+    const std::string t = device_type(dtype);
+    std::ostringstream s;
+    s << "// gconv verification kernels for " << to_string(dtype) << "\n"
+      << "#include \"gconv_reference.h\"\n\n"
+      << "extern \"C\" __global__ void " << reference_entry::forward
+      << "(gconv::ConvParams p, float* result) { gconv::ref::forward<" << t << ">(p, result); }\n"
+      << "extern \"C\" __global__ void " << reference_entry::bwd_data
+      << "(gconv::ConvParams p, float* result) { gconv::ref::bwd_data<" << t << ">(p, result); }\n"
+      << "extern \"C\" __global__ void " << reference_entry::bwd_weight
+      << "(gconv::ConvParams p, float* result) { gconv::ref::bwd_weight<" << t
+      << ">(p, result); }\n"
+      << "extern \"C\" __global__ void " << reference_entry::fill_random
+      << "(void* dst, long long n, unsigned long long seed, float scale) { "
+         "gconv::ref::fill_random<"
+      << t << ">(dst, n, seed, scale); }\n"
+      << "extern \"C\" __global__ void " << reference_entry::fill_poison
+      << "(void* dst, long long n) { gconv::ref::fill_poison<" << t << ">(dst, n); }\n"
+      << "extern \"C\" __global__ void " << reference_entry::fill_poison_f32
+      << "(void* dst, long long n) { gconv::ref::fill_poison<float>(dst, n); }\n";
+    return s.str();
+}
+
+} // namespace gconv

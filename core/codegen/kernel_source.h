@@ -1,0 +1,33 @@
+#pragma once
+// Generated translation units handed to hipRTC. The text is a pure function of its input
+// (the JIT cache keys on it); the device templates come in as named headers (embedded_files.h).
+#include "config/kernel_config.h"
+
+#include <string>
+#include <string_view>
+
+namespace gconv {
+
+// Entry point of every generated kernel TU: extern "C" __global__ void <name>(ConvParams).
+std::string_view kernel_entry_name();
+std::string generate_kernel_source(const KernelConfig& config);
+
+// Verification TU for one data type T. Entries (all extern "C" __global__, grid-stride):
+//   gconv_ref_forward(ConvParams p, float* result)     reads p.in, p.wei
+//   gconv_ref_bwd_data(ConvParams p, float* result)    reads p.out (dOut), p.wei
+//   gconv_ref_bwd_weight(ConvParams p, float* result)  reads p.in, p.out (dOut)
+//   gconv_fill_random(void* dst, long long n, unsigned long long seed, float scale)  T
+//   gconv_fill_poison(void* dst, long long n)          T NaN pattern
+//   gconv_fill_poison_f32(void* dst, long long n)      fp32 NaN pattern (for results)
+std::string generate_reference_source(DataType dtype);
+
+namespace reference_entry {
+inline constexpr std::string_view forward = "gconv_ref_forward";
+inline constexpr std::string_view bwd_data = "gconv_ref_bwd_data";
+inline constexpr std::string_view bwd_weight = "gconv_ref_bwd_weight";
+inline constexpr std::string_view fill_random = "gconv_fill_random";
+inline constexpr std::string_view fill_poison = "gconv_fill_poison";
+inline constexpr std::string_view fill_poison_f32 = "gconv_fill_poison_f32";
+} // namespace reference_entry
+
+} // namespace gconv

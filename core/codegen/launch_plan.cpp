@@ -1,0 +1,313 @@
+#include "codegen/launch_plan.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace gconv {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+bool pow2_in(int v, int lo, int hi) {
+    return v >= lo && v <= hi && (v & (v - 1)) == 0;
+}
+
+struct Reasons {
+    std::ostringstream text;
+    bool failed = false;
+    template <typename... Parts> void fail(const Parts&... parts) {
+        if (failed) return; // the first violated rule is the reason
+        failed = true;
+        (text << ... << parts);
+    }
+};
+
+// More loads per thread and tile than this would spill the loader's per-row state.
+constexpr int64_t k_max_loads_per_thread = 16;
+
+int64_t pad_elements(DataType dtype) {
+    return 16 / element_bytes(dtype);
+}
+
+// Elements of one image of the input and of the output.
+int64_t image_in_elements(const Problem& p) {
+    return p.Di * p.Hi * p.Wi * p.C;
+}
+int64_t image_out_elements(const Problem& p) {
+    return p.Do() * p.Ho() * p.Wo() * p.K;
+}
+
+} // namespace
+
+bool uses_mma(const KernelConfig& c) {
+    return c.dtype != DataType::FP32 && c.warp_tile_k >= 16;
+}
+
+std::size_t stage_bytes(const KernelConfig& c) {
+    const int64_t elem = element_bytes(c.dtype);
+    return static_cast<std::size_t>((c.tile_m + c.tile_n) * (c.tile_k + pad_elements(c.dtype)) *
+                                    elem);
+}
+
+int pipeline_stages(const KernelConfig& c) {
+    switch (c.pipeline) {
+    case Pipeline::BasicV1:
+        return c.double_smem_buffer ? 2 : 1;
+    case Pipeline::CompV3:
+        return 1;
+    case Pipeline::CompV4:
+    case Pipeline::CompV5:
+    case Pipeline::CompAsync:
+        return 2;
+    case Pipeline::CompV6:
+        return 3;
+    case Pipeline::Mem: {
+        const int64_t in_flight = ceil_div(32 * 1024, static_cast<int64_t>(stage_bytes(c)));
+        return 1 + static_cast<int>(std::clamp<int64_t>(in_flight, 2, 8));
+    }
+    }
+    return 1;
+}
+
+std::size_t shared_bytes(const KernelConfig& c, int /*warp_size*/) {
+    const int64_t elem = element_bytes(c.dtype);
+    const int64_t pipe = pipeline_stages(c) * static_cast<int64_t>(stage_bytes(c));
+    const int64_t epi =
+        c.epilogue == Epilogue::CShuffle ? c.tile_m * (c.tile_n + pad_elements(c.dtype)) * elem : 0;
+    const int64_t red = c.pipeline == Pipeline::CompV5 ? int64_t{c.tile_m} * c.tile_n * 4 : 0;
+    return static_cast<std::size_t>(std::max({pipe, epi, red}));
+}
+
+int64_t images_per_piece(const KernelConfig& c, const Problem& p, int64_t max_piece_elements) {
+    if (!c.split_image) return p.N;
+    const int64_t per_image =
+        std::max<int64_t>(1, std::max(image_in_elements(p), image_out_elements(p)));
+    return std::clamp<int64_t>(max_piece_elements / per_image, 1, p.N);
+}
+
+SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size,
+                          int64_t max_piece_elements) {
+    Reasons r;
+    const std::vector<std::string> problem_errors = validate(p);
+    if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
+    if (c.variant != Variant::Forward)
+        r.fail("variant: only forward kernels are generated so far (got ", to_string(c.variant),
+               ")");
+    if (c.layout != "nhwgc") r.fail("layout: only nhwgc exists (got '", c.layout, "')");
+    if (c.ndim_spatial != 2 && c.ndim_spatial != 3)
+        r.fail("ndim_spatial: must be 2 or 3 (got ", c.ndim_spatial, ")");
+    if (c.ndim_spatial != p.ndim_spatial)
+        r.fail("ndim_spatial: kernel is ", c.ndim_spatial, "d, problem is ", p.ndim_spatial, "d");
+    if (c.ndim_spatial == 2 &&
+        (p.Di != 1 || p.Z != 1 || p.pad_d != 0 || p.stride_d != 1 || p.dilation_d != 1))
+        r.fail("ndim_spatial: a 2d kernel needs Di = Z = 1, pad_d = 0, stride_d = dilation_d = 1");
+    if (c.wave_k != 1) r.fail("wave_k: must be 1 (got ", c.wave_k, ")");
+    if (c.num_wave_groups != (c.pipeline == Pipeline::CompV5 ? 2 : 1))
+        r.fail("num_wave_groups: compv5 splits its warps into 2 groups, the other pipelines run 1 (got ",
+               c.num_wave_groups, ")");
+    if (c.split_k != 1 || c.split_k_mode != SplitKMode::None)
+        r.fail("split_k: forward kernels take split_k = 1 and split_k_mode none");
+    for (auto [name, v] : {std::pair{"tile_m", c.tile_m},
+                           {"tile_n", c.tile_n},
+                           {"tile_k", c.tile_k},
+                           {"wave_m", c.wave_m},
+                           {"wave_n", c.wave_n},
+                           {"warp_tile_m", c.warp_tile_m},
+                           {"warp_tile_n", c.warp_tile_n},
+                           {"warp_tile_k", c.warp_tile_k}})
+        if (!pow2_in(v, 1, 256)) r.fail(name, ": must be a power of two in [1, 256] (got ", v, ")");
+    if (r.failed) return {false, r.text.str()};
+
+    const int warps = c.wave_m * c.wave_n;
+    if (warps > 16) r.fail("wave_m * wave_n: at most 16 warps per block (got ", warps, ")");
+    if (c.tile_m % (c.wave_m * c.warp_tile_m) != 0)
+        r.fail("tile_m: ", c.tile_m,
+               " is not a multiple of wave_m * warp_tile_m = ", c.wave_m * c.warp_tile_m);
+    if (c.tile_n % (c.wave_n * c.warp_tile_n) != 0)
+        r.fail("tile_n: ", c.tile_n,
+               " is not a multiple of wave_n * warp_tile_n = ", c.wave_n * c.warp_tile_n);
+    if (c.tile_k % c.warp_tile_k != 0)
+        r.fail("tile_k: ", c.tile_k, " is not a multiple of warp_tile_k = ", c.warp_tile_k);
+    if (c.tile_k < 8) r.fail("tile_k: must be at least 8 (got ", c.tile_k, ")");
+    if (uses_mma(c)) {
+        const int frag_n = warp_size == 64 ? 16 : 8;
+        if (c.warp_tile_m % 16 != 0) r.fail("warp_tile_m: the MMA path needs a multiple of 16");
+        if (c.warp_tile_n % frag_n != 0)
+            r.fail("warp_tile_n: the MMA path needs a multiple of ", frag_n);
+        if (c.warp_tile_k % 16 != 0) r.fail("warp_tile_k: the MMA path needs a multiple of 16");
+    } else {
+        if (c.warp_tile_m % (warp_size / 8) != 0 || c.warp_tile_m < 8)
+            r.fail("warp_tile_m: the SIMT path needs a multiple of ", std::max(8, warp_size / 8));
+        if (c.warp_tile_n % 8 != 0) r.fail("warp_tile_n: the SIMT path needs a multiple of 8");
+        if (c.warp_tile_k > 8) r.fail("warp_tile_k: the SIMT path takes 1, 2, 4 or 8");
+    }
+    const int elem = element_bytes(c.dtype);
+    for (auto [name, v] : {std::pair{"vector_size_a", c.vector_size_a},
+                           {"vector_size_b", c.vector_size_b},
+                           {"vector_size_c", c.vector_size_c}}) {
+        if (!pow2_in(v, 1, 8) || v * elem > 16)
+            r.fail(name, ": must be 1, 2, 4 or 8 elements and at most 16 bytes (got ", v, ")");
+    }
+    if (c.tile_k % c.vector_size_a != 0 || c.tile_k % c.vector_size_b != 0)
+        r.fail("vector_size_a/b: must divide tile_k = ", c.tile_k);
+    if (c.tile_n % c.vector_size_c != 0) r.fail("vector_size_c: must divide tile_n = ", c.tile_n);
+    if (!pow2_in(c.num_groups_to_merge, 1, 8))
+        r.fail("num_groups_to_merge: must be 1, 2, 4 or 8 (got ", c.num_groups_to_merge, ")");
+    if (c.block_per_cu < 1 || c.block_per_cu > 8)
+        r.fail("block_per_cu: must be in [1, 8] (got ", c.block_per_cu, ")");
+
+    switch (c.pipeline) {
+    case Pipeline::CompV4:
+        if (!c.double_smem_buffer)
+            r.fail("pipeline: compv4 ping-pongs two buffers and requires double_smem_buffer");
+        break;
+    case Pipeline::CompV5:
+        if (!c.double_smem_buffer)
+            r.fail("pipeline: compv5 ping-pongs two buffers and requires double_smem_buffer");
+        if (warps % 2 != 0)
+            r.fail(
+                "pipeline: compv5 splits the warps into two groups and needs an even count (got ",
+                warps, ")");
+        if (c.wave_n % 2 != 0 && c.wave_m % 2 != 0)
+            r.fail("pipeline: compv5 needs wave_m or wave_n even");
+        if (c.scheduler == Scheduler::Interwave)
+            r.fail("scheduler: interwave keeps all warps in step per chunk, but compv5's memory "
+                   "group does not compute");
+        break;
+    case Pipeline::CompV3:
+        if (c.double_smem_buffer)
+            r.fail("double_smem_buffer: compv3 with two buffers is compv4; use compv4");
+        break;
+    case Pipeline::Mem:
+    case Pipeline::CompV6:
+    case Pipeline::CompAsync:
+        if (c.double_smem_buffer)
+            r.fail("double_smem_buffer: ", to_string(c.pipeline),
+                   " already runs a multi-stage ring; dsb would change nothing");
+        break;
+    default:
+        break;
+    }
+    {
+        const int compute_warps = std::max(1, c.pipeline == Pipeline::CompV5 ? warps / 2 : warps);
+        const int64_t acc = int64_t{c.tile_m} * c.tile_n / (compute_warps * int64_t{warp_size});
+        if (acc > 256)
+            r.fail("tile_m * tile_n: ", acc,
+                   " fp32 accumulators per thread exceed 256 (register file)");
+        if (acc < 1) r.fail("tile_m * tile_n: fewer outputs than threads");
+        // Each loader thread keeps per-row im2col state and a staging register per vector.
+        const int64_t loaders = compute_warps * int64_t{warp_size};
+        const int64_t loads_a = ceil_div(int64_t{c.tile_m} * c.tile_k / c.vector_size_a, loaders);
+        const int64_t loads_b = ceil_div(int64_t{c.tile_n} * c.tile_k / c.vector_size_b, loaders);
+        if (loads_a > k_max_loads_per_thread || loads_b > k_max_loads_per_thread)
+            r.fail("vector_size_a/b: each thread would issue ", loads_a, " A and ", loads_b,
+                   " B loads per K tile; at most ", k_max_loads_per_thread);
+    }
+    if (r.failed) return {false, r.text.str()};
+
+    // Problem-dependent rules.
+    const int64_t cpg = p.c_per_group(), kpg = p.k_per_group(), gm = c.num_groups_to_merge;
+    const int64_t taps = p.Z * p.Y * p.X;
+    const bool group_tail = p.G % gm != 0;
+    if (gm > p.G) r.fail("num_groups_to_merge: ", gm, " exceeds G = ", p.G);
+    if (gm > 1 && gm * kpg > c.tile_n)
+        r.fail("num_groups_to_merge: ", gm, " groups x K/G = ", gm * kpg,
+               " columns exceed tile_n = ", c.tile_n);
+    const int va = c.vector_size_a, vb = c.vector_size_b, vc = c.vector_size_c;
+    if ((gm * cpg) % va != 0 || (group_tail && cpg % va != 0))
+        r.fail("vector_size_a: ", va, " does not divide C/G = ", cpg,
+               gm > 1 ? " (times num_groups_to_merge, without group tail)" : "");
+    if (gm == 1 ? (taps * cpg) % vb != 0 : cpg % vb != 0)
+        r.fail("vector_size_b: ", vb, " does not divide ",
+               gm == 1 ? "Z*Y*X*C/G = " : "C/G = ", gm == 1 ? taps * cpg : cpg);
+    if ((gm * kpg) % vc != 0 || (group_tail && kpg % vc != 0))
+        r.fail("vector_size_c: ", vc, " does not divide K/G = ", kpg,
+               gm > 1 ? " (times num_groups_to_merge, without group tail)" : "");
+
+    const int64_t ipp = images_per_piece(c, p, max_piece_elements);
+    const int64_t pixels_out = p.Do() * p.Ho() * p.Wo();
+    if (!c.pad_m) {
+        const int64_t last = (p.N % ipp == 0 ? ipp : p.N % ipp) * pixels_out;
+        if ((ipp * pixels_out) % c.tile_m != 0 || last % c.tile_m != 0)
+            r.fail("pad_m: false needs every piece's N*Do*Ho*Wo to be a multiple of tile_m = ",
+                   c.tile_m);
+    }
+    if (!c.pad_n && ((gm * kpg) % c.tile_n != 0 || group_tail))
+        r.fail("pad_n: false needs num_groups_to_merge * K/G = ", gm * kpg,
+               " to be a multiple of tile_n = ", c.tile_n,
+               " and G divisible by num_groups_to_merge");
+    if (!c.pad_k && (taps * gm * cpg) % c.tile_k != 0)
+        r.fail("pad_k: false needs Z*Y*X*num_groups_to_merge*C/G = ", taps * gm * cpg,
+               " to be a multiple of tile_k = ", c.tile_k);
+
+    if (p.weight_elements() > k_max_piece_elements)
+        r.fail("weight: ", p.weight_elements(), " elements exceed 32-bit offsets");
+    if (!c.split_image) {
+        if (p.input_elements() > max_piece_elements || p.output_elements() > max_piece_elements)
+            r.fail("split_image: input (", p.input_elements(), ") or output (", p.output_elements(),
+                   ") elements exceed 32-bit offsets; needs split_image");
+    } else if (image_in_elements(p) > max_piece_elements ||
+               image_out_elements(p) > max_piece_elements) {
+        r.fail("split_image: one image exceeds 32-bit offsets (input ", image_in_elements(p),
+               ", output ", image_out_elements(p), " elements)");
+    }
+    if (r.failed) return {false, r.text.str()};
+    const LaunchPlan plan = plan_launch(c, p, warp_size, max_piece_elements);
+    if (plan.grid_x == 0 || plan.grid_y > 65535 || plan.grid_z > 65535)
+        r.fail("grid: ", plan.grid_x, " x ", plan.grid_y, " x ", plan.grid_z,
+               " exceeds the launch limits");
+    if (r.failed) return {false, r.text.str()};
+    return {true, {}};
+}
+
+LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
+                       int64_t max_piece_elements) {
+    LaunchPlan plan;
+    const int64_t ipp = images_per_piece(c, p, max_piece_elements);
+    const int64_t pieces = ceil_div(p.N, ipp);
+    const int64_t tiles_per_piece = ceil_div(ipp * p.Do() * p.Ho() * p.Wo(), c.tile_m);
+    const int64_t gm = std::max(1, c.num_groups_to_merge);
+    const int64_t gx = pieces * tiles_per_piece;
+    plan.grid_x = gx > INT32_MAX ? 0u : static_cast<unsigned>(gx);
+    plan.grid_y = static_cast<unsigned>(ceil_div(gm * p.k_per_group(), c.tile_n));
+    plan.grid_z = static_cast<unsigned>(ceil_div(p.G, gm));
+    plan.block_threads = static_cast<unsigned>(c.wave_m * c.wave_n * warp_size);
+    plan.shared_bytes = shared_bytes(c, warp_size);
+    return plan;
+}
+
+ConvParams make_params(const Problem& p, const void* in, const void* wei, void* out) {
+    ConvParams q{};
+    q.in = in;
+    q.wei = wei;
+    q.out = out;
+    auto i32 = [](int64_t v) { return static_cast<int>(v); };
+    q.N = i32(p.N), q.C = i32(p.C), q.K = i32(p.K), q.G = i32(p.G);
+    q.Di = i32(p.Di), q.Hi = i32(p.Hi), q.Wi = i32(p.Wi);
+    q.Z = i32(p.Z), q.Y = i32(p.Y), q.X = i32(p.X);
+    q.stride_d = i32(p.stride_d), q.stride_h = i32(p.stride_h), q.stride_w = i32(p.stride_w);
+    q.pad_d = i32(p.pad_d), q.pad_h = i32(p.pad_h), q.pad_w = i32(p.pad_w);
+    q.dilation_d = i32(p.dilation_d), q.dilation_h = i32(p.dilation_h),
+    q.dilation_w = i32(p.dilation_w);
+    q.Do = i32(p.Do()), q.Ho = i32(p.Ho()), q.Wo = i32(p.Wo());
+    q.c_per_group = i32(p.c_per_group()), q.k_per_group = i32(p.k_per_group());
+    q.images_per_piece = q.N;
+    q.m_tiles_per_piece = 1;
+    q.in_piece_stride = 0;
+    q.out_piece_stride = 0;
+    return q;
+}
+
+ConvParams make_params(const KernelConfig& c, const Problem& p, const void* in, const void* wei,
+                       void* out, int64_t max_piece_elements) {
+    ConvParams q = make_params(p, in, wei, out);
+    const int64_t ipp = images_per_piece(c, p, max_piece_elements);
+    q.images_per_piece = static_cast<int>(ipp);
+    q.m_tiles_per_piece = static_cast<int>(ceil_div(ipp * p.Do() * p.Ho() * p.Wo(), c.tile_m));
+    q.in_piece_stride = ipp * image_in_elements(p);
+    q.out_piece_stride = ipp * image_out_elements(p);
+    return q;
+}
+
+} // namespace gconv

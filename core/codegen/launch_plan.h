@@ -1,0 +1,61 @@
+#pragma once
+// How a forward kernel configuration is launched on a problem, how much shared memory it
+// needs, and whether it can compute that problem at all.
+#include "config/kernel_config.h"
+#include "kernels/gconv_params.h"
+#include "problem/problem.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gconv {
+
+struct LaunchPlan {
+    unsigned grid_x = 0, grid_y = 0,
+             grid_z = 0; // M tiles (over all split-image pieces), N tiles, group sets
+    unsigned block_threads = 0;
+    std::size_t shared_bytes = 0; // dynamic shared memory per block
+};
+
+struct SupportCheck {
+    bool ok = true;
+    std::string reason; // empty when ok; otherwise names the field and the violated rule
+};
+
+// Largest tensor (in elements) one 32-bit-offset piece may address.
+inline constexpr int64_t k_max_piece_elements = INT32_MAX;
+
+// True when bf16/fp16 use the matrix units (warp_tile_k >= 16); fp32, or a 16-bit type with
+// warp_tile_k < 16, runs on the SIMT FMA path.
+bool uses_mma(const KernelConfig& config);
+
+// Shared-memory stages of the pipeline: basic_v1 1 (2 with dsb), compv3 1, compv4 / compv5 /
+// comp_async 2, compv6 3, mem 1 + clamp(ceil(32 KiB / stage bytes), 2, 8).
+int pipeline_stages(const KernelConfig& config);
+// Bytes of one stage: (tile_m + tile_n) * (tile_k + 16 / elem) * elem (16-byte row padding).
+std::size_t stage_bytes(const KernelConfig& config);
+// Dynamic shared memory per block: max(stages * stage, cshuffle C tile
+// tile_m * (tile_n + 16 / elem) * elem, compv5 reduction tile_m * tile_n * 4).
+// The device code static_asserts the same value. warp_size does not change it today.
+std::size_t shared_bytes(const KernelConfig& config, int warp_size = 32);
+
+// Images per split-image piece for a problem (N when one piece suffices).
+int64_t images_per_piece(const KernelConfig& config, const Problem& problem,
+                         int64_t max_piece_elements = k_max_piece_elements);
+
+SupportCheck is_supported(const KernelConfig& config, const Problem& problem, int warp_size = 32,
+                          int64_t max_piece_elements = k_max_piece_elements);
+
+LaunchPlan plan_launch(const KernelConfig& config, const Problem& problem, int warp_size = 32,
+                       int64_t max_piece_elements = k_max_piece_elements);
+
+// Kernel argument for a supported (config, problem) pair. max_piece_elements lets tests force
+// several split-image pieces on small shapes; plan_launch must be given the same value.
+ConvParams make_params(const KernelConfig& config, const Problem& problem, const void* in,
+                       const void* wei, void* out,
+                       int64_t max_piece_elements = k_max_piece_elements);
+// Kernel argument for the reference kernels (one piece, no tiling).
+ConvParams make_params(const Problem& problem, const void* in, const void* wei, void* out);
+
+} // namespace gconv

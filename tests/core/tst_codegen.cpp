@@ -1,0 +1,302 @@
+// Forward-kernel code generation and launch planning: deterministic sources that differ per
+// config, grids that cover M, N and G exactly, the shared-memory formula, make_params, and
+// one is_supported reason per rule.
+#include "codegen/kernel_source.h"
+#include "codegen/launch_plan.h"
+
+#include <QRandomGenerator>
+#include <QtTest>
+
+#include <random>
+#include <set>
+
+using namespace gconv;
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+
+Problem random_problem(std::mt19937& rng, int ndim) {
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    Problem p;
+    p.ndim_spatial = ndim;
+    p.G = pick(1, 40);
+    p.C = p.G * pick(1, 48);
+    p.K = p.G * pick(1, 48);
+    p.N = pick(1, 16);
+    p.Hi = pick(3, 60), p.Wi = pick(3, 60);
+    p.Y = pick(1, 3), p.X = pick(1, 3);
+    p.stride_h = pick(1, 2), p.stride_w = pick(1, 2);
+    p.pad_h = pick(0, 1), p.pad_w = pick(0, 1);
+    if (ndim == 3)
+        p.Di = pick(1, 9), p.Z = pick(1, 3), p.stride_d = pick(1, 2), p.pad_d = pick(0, 1);
+    return p;
+}
+
+KernelConfig random_config(std::mt19937& rng) {
+    auto pick = [&](std::initializer_list<int> v) {
+        return *(v.begin() + std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng));
+    };
+    KernelConfig c;
+    c.dtype = static_cast<DataType>(pick({0, 1, 2}));
+    c.ndim_spatial = pick({2, 3});
+    c.tile_m = pick({16, 32, 64, 128, 256});
+    c.tile_n = pick({16, 32, 64, 128, 256});
+    c.tile_k = pick({16, 32, 64, 128});
+    c.wave_m = pick({1, 2, 4});
+    c.wave_n = pick({1, 2, 4});
+    c.warp_tile_m = pick({16, 32});
+    c.warp_tile_n = pick({8, 16, 32});
+    c.warp_tile_k = c.dtype == DataType::FP32 ? pick({1, 2, 4, 8}) : 16;
+    c.pipeline = static_cast<Pipeline>(pick({0, 1, 2, 3, 4, 5, 6}));
+    c.scheduler = static_cast<Scheduler>(pick({0, 1}));
+    c.epilogue = static_cast<Epilogue>(pick({0, 1}));
+    c.num_groups_to_merge = pick({1, 2, 4, 8});
+    c.split_image = pick({0, 1});
+    c.double_smem_buffer = pick({0, 1});
+    c.vector_size_a = c.vector_size_b = c.vector_size_c = pick({1, 2, 4});
+    return c;
+}
+
+KernelConfig base() {
+    KernelConfig c; // bf16 128x128x32, 2x2 warps, 32x32x16, compv3 cshuffle
+    return c;
+}
+
+Problem base_problem() {
+    Problem p;
+    p.N = 4, p.C = 64, p.K = 64, p.G = 2, p.Hi = 14, p.Wi = 14, p.Y = 3, p.X = 3;
+    p.pad_h = p.pad_w = 1;
+    return p;
+}
+
+void expect_reason(const KernelConfig& c, const Problem& p, const char* field) {
+    const SupportCheck s = is_supported(c, p);
+    QVERIFY2(!s.ok, field);
+    QVERIFY2(s.reason.rfind(field, 0) == 0, (std::string(field) + " <- " + s.reason).c_str());
+}
+
+} // namespace
+
+class TestCodegen : public QObject {
+    Q_OBJECT
+private slots:
+    void source_is_deterministic_and_complete() {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        for (int i = 0; i < 50; ++i) {
+            const KernelConfig c = random_config(rng);
+            const std::string a = generate_kernel_source(c);
+            QCOMPARE(generate_kernel_source(KernelConfig(c)), a);
+            QVERIFY(a.find("#include \"gconv_fwd.h\"") != std::string::npos);
+            QVERIFY(a.find(std::string(kernel_entry_name()) + "(gconv::ConvParams p)") !=
+                    std::string::npos);
+            QVERIFY(a.find("kSmemBytes = " + std::to_string(shared_bytes(c)) + ";") !=
+                    std::string::npos);
+            QVERIFY(a.find("GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " +
+                           std::to_string(c.wave_m * c.wave_n) + ", " +
+                           std::to_string(c.block_per_cu) + ")") != std::string::npos);
+        }
+    }
+
+    void every_knob_changes_the_source() {
+        const KernelConfig c = base();
+        const std::string a = generate_kernel_source(c);
+        std::vector<KernelConfig> variants(20, c);
+        variants[0].dtype = DataType::FP16;
+        variants[1].ndim_spatial = 3;
+        variants[2].tile_m = 64;
+        variants[3].tile_n = 64;
+        variants[4].tile_k = 64;
+        variants[5].wave_m = 4;
+        variants[6].wave_n = 1;
+        variants[7].warp_tile_m = 16;
+        variants[8].warp_tile_n = 16;
+        variants[9].warp_tile_k = 32;
+        variants[10].pipeline = Pipeline::Mem;
+        variants[11].scheduler = Scheduler::Interwave;
+        variants[12].epilogue = Epilogue::Direct;
+        variants[13].vector_size_a = 4;
+        variants[14].vector_size_b = 4;
+        variants[15].vector_size_c = 4;
+        variants[16].num_groups_to_merge = 2;
+        variants[17].split_image = true;
+        variants[18].pad_k = false;
+        variants[19].block_per_cu = 2;
+        std::set<std::string> seen{a};
+        for (const KernelConfig& v : variants)
+            QVERIFY(seen.insert(generate_kernel_source(v)).second);
+    }
+
+    void grid_covers_problem_exactly() {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        int planned = 0;
+        for (int i = 0; i < 400; ++i) {
+            KernelConfig c = random_config(rng);
+            c.split_image = false;
+            const Problem p = random_problem(rng, c.ndim_spatial);
+            const LaunchPlan plan = plan_launch(c, p);
+            const auto g = p.gemm(Variant::Forward);
+            QCOMPARE(int64_t(plan.grid_x), ceil_div(g.m, c.tile_m));
+            QCOMPARE(int64_t(plan.grid_y), ceil_div(g.n * c.num_groups_to_merge, c.tile_n));
+            QCOMPARE(int64_t(plan.grid_z), ceil_div(p.G, c.num_groups_to_merge));
+            QCOMPARE(int(plan.block_threads), c.wave_m * c.wave_n * 32);
+            QCOMPARE(plan.shared_bytes, shared_bytes(c));
+            ++planned;
+        }
+        QVERIFY(planned > 0);
+    }
+
+    void split_image_pieces_cover_all_images() {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        for (int i = 0; i < 200; ++i) {
+            KernelConfig c = random_config(rng);
+            c.split_image = true;
+            const Problem p = random_problem(rng, c.ndim_spatial);
+            const int64_t per_image =
+                std::max(p.Di * p.Hi * p.Wi * p.C, p.Do() * p.Ho() * p.Wo() * p.K);
+            const int64_t limit = per_image * std::uniform_int_distribution<int64_t>(1, 4)(rng);
+            const ConvParams q = make_params(c, p, nullptr, nullptr, nullptr, limit);
+            const LaunchPlan plan = plan_launch(c, p, 32, limit);
+            const int64_t pieces = ceil_div(p.N, q.images_per_piece);
+            QVERIFY(int64_t(q.images_per_piece) * per_image <= limit);
+            QCOMPARE(int64_t(plan.grid_x), pieces * q.m_tiles_per_piece);
+            QCOMPARE(int64_t(q.m_tiles_per_piece),
+                     ceil_div(int64_t(q.images_per_piece) * p.Do() * p.Ho() * p.Wo(), c.tile_m));
+            QCOMPARE(q.in_piece_stride, int64_t(q.images_per_piece) * p.Di * p.Hi * p.Wi * p.C);
+            QCOMPARE(q.out_piece_stride,
+                     int64_t(q.images_per_piece) * p.Do() * p.Ho() * p.Wo() * p.K);
+            // Enough tiles for every row of the largest piece.
+            QVERIFY(int64_t(q.m_tiles_per_piece) * c.tile_m >=
+                    int64_t(q.images_per_piece) * p.Do() * p.Ho() * p.Wo());
+        }
+    }
+
+    void shared_bytes_formula() {
+        KernelConfig c = base(); // bf16: rows of 32 + 8 elements
+        const std::size_t stage = (128 + 128) * (32 + 8) * 2;
+        QCOMPARE(stage_bytes(c), stage);
+        QCOMPARE(shared_bytes(c), std::max<std::size_t>(stage, 128 * (128 + 8) * 2));
+        c.pipeline = Pipeline::CompV4;
+        c.double_smem_buffer = true;
+        QCOMPARE(shared_bytes(c), 2 * stage);
+        c.pipeline = Pipeline::CompV6;
+        c.double_smem_buffer = false;
+        QCOMPARE(shared_bytes(c), 3 * stage);
+        c.pipeline = Pipeline::CompV5;
+        c.double_smem_buffer = true;
+        QCOMPARE(shared_bytes(c), std::max<std::size_t>(2 * stage, 128 * 128 * 4));
+        c.pipeline = Pipeline::Mem;
+        c.double_smem_buffer = false;
+        QCOMPARE(pipeline_stages(c), 1 + 2); // 20 KiB stages: two in flight
+        c.tile_m = c.tile_n = 16;
+        c.wave_m = c.wave_n = 1;
+        c.warp_tile_m = c.warp_tile_n = 16;
+        c.epilogue = Epilogue::Direct;
+        QCOMPARE(pipeline_stages(c), 1 + 8); // 2560-byte stages: capped at eight in flight
+        QCOMPARE(shared_bytes(c), std::size_t(9 * 32 * 40 * 2));
+        c.dtype = DataType::FP32; // 16-byte pad = 4 floats
+        c.warp_tile_k = 4;
+        QCOMPARE(stage_bytes(c), std::size_t(32 * 36 * 4));
+    }
+
+    void make_params_copies_sizes() {
+        Problem p = base_problem();
+        p.ndim_spatial = 3, p.Di = 5, p.Z = 3, p.pad_d = 1, p.stride_h = 2, p.dilation_w = 2;
+        int a = 0, b = 0, o = 0;
+        const ConvParams q = make_params(p, &a, &b, &o);
+        QCOMPARE(q.in, static_cast<const void*>(&a));
+        QCOMPARE(q.out, static_cast<void*>(&o));
+        QCOMPARE(q.Do, int(p.Do()));
+        QCOMPARE(q.Ho, int(p.Ho()));
+        QCOMPARE(q.Wo, int(p.Wo()));
+        QCOMPARE(q.c_per_group, int(p.c_per_group()));
+        QCOMPARE(q.dilation_w, 2);
+        QCOMPARE(q.images_per_piece, int(p.N));
+    }
+
+    void base_config_is_supported() {
+        const SupportCheck s = is_supported(base(), base_problem());
+        QVERIFY2(s.ok, s.reason.c_str());
+        QVERIFY(s.reason.empty());
+    }
+
+    void unsupported_pairs_name_their_rule() {
+        const Problem p = base_problem(); // C/G = K/G = 32
+        KernelConfig c = base();
+        c.variant = Variant::BwdData;
+        expect_reason(c, p, "variant");
+        c = base(), c.ndim_spatial = 3;
+        expect_reason(c, p, "ndim_spatial");
+        c = base(), c.wave_k = 2;
+        expect_reason(c, p, "wave_k");
+        c = base(), c.tile_m = 64; // 2 x 32 fits, 2 x 64 does not
+        c.warp_tile_m = 64;
+        expect_reason(c, p, "tile_m");
+        c = base(), c.warp_tile_k = 8, c.dtype = DataType::FP16, c.tile_k = 12;
+        expect_reason(c, p, "tile_k");
+        c = base(), c.pipeline = Pipeline::CompV4;
+        expect_reason(c, p, "pipeline");
+        c = base(), c.pipeline = Pipeline::CompV5, c.double_smem_buffer = true, c.num_wave_groups = 2,
+        c.scheduler = Scheduler::Interwave;
+        expect_reason(c, p, "scheduler");
+        c = base(), c.double_smem_buffer = true;
+        expect_reason(c, p, "double_smem_buffer");
+        c = base(), c.dtype = DataType::FP32, c.warp_tile_k = 4, c.vector_size_a = 8;
+        expect_reason(c, p, "vector_size_a");
+        c = base(), c.tile_m = c.tile_n = 256, c.warp_tile_m = c.warp_tile_n = 64;
+        expect_reason(c, p, "tile_m * tile_n");
+        Problem odd = p;
+        odd.C = 2 * 36; // C/G = 36: not a multiple of 8
+        c = base();
+        expect_reason(c, odd, "vector_size_a");
+        odd = p, odd.K = 2 * 20; // K/G = 20
+        expect_reason(c, odd, "vector_size_c");
+        c = base(), c.num_groups_to_merge = 8;
+        expect_reason(c, p, "num_groups_to_merge");
+        Problem depthwise = p;
+        depthwise.G = depthwise.C = depthwise.K = 36; // G % 8 != 0 with C/G = 1
+        c = base(), c.num_groups_to_merge = 8, c.vector_size_b = 1;
+        expect_reason(c, depthwise, "vector_size_a");
+        c = base(), c.pad_m = false;
+        expect_reason(c, p, "pad_m");
+        c = base(), c.pad_n = false;
+        expect_reason(c, p, "pad_n");
+        c = base(), c.pad_k = false, c.tile_k = 64; // 9 * 32 = 288 is not a multiple of 64
+        expect_reason(c, p, "pad_k");
+        Problem huge = p;
+        huge.N = 1024, huge.Hi = huge.Wi = 256, huge.C = huge.K = 64; // 4.3e9 input elements
+        c = base();
+        expect_reason(c, huge, "split_image");
+        c.split_image = true;
+        QVERIFY2(is_supported(c, huge).ok, is_supported(c, huge).reason.c_str());
+    }
+
+    void pad_false_accepts_exact_problems() {
+        Problem p = base_problem();
+        p.N = 8, p.Hi = p.Wi = 16; // M = 8 * 256, K/G = 32, C/G = 32
+        KernelConfig c = base();
+        c.tile_n = 32, c.wave_n = 1;
+        c.pad_m = c.pad_n = c.pad_k = false;
+        const SupportCheck s = is_supported(c, p);
+        QVERIFY2(s.ok, s.reason.c_str());
+    }
+
+    void reference_source_has_all_entries() {
+        for (DataType d : {DataType::BF16, DataType::FP16, DataType::FP32}) {
+            const std::string s = generate_reference_source(d);
+            for (std::string_view e :
+                 {reference_entry::forward, reference_entry::bwd_data, reference_entry::bwd_weight,
+                  reference_entry::fill_random, reference_entry::fill_poison,
+                  reference_entry::fill_poison_f32})
+                QVERIFY(s.find(std::string(e) + "(") != std::string::npos);
+            QCOMPARE(generate_reference_source(d), s);
+        }
+        QVERIFY(generate_reference_source(DataType::BF16) !=
+                generate_reference_source(DataType::FP16));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCodegen)
+#include "tst_codegen.moc"
