@@ -1,0 +1,371 @@
+// gconv-bench: the full sweep. Enumerate a kernel pool, compile it in parallel through the
+// cache (the process never touches the GPU), then benchmark every kernel on every problem in
+// isolated gconv-worker processes, writing one CSV row per cell as it finishes.
+#include "codegen/kernel_source.h"
+#include "codegen/launch_plan.h"
+#include "config/arch_spec.h"
+#include "config/config_filter.h"
+#include "config/config_json.h"
+#include "config/enumerate.h"
+#include "config/kernel_name.h"
+#include "config/trait_config.h"
+#include "csv/csv_reader.h"
+#include "csv/csv_writer.h"
+#include "filter/filter_error.h"
+#include "jit/compiler.h"
+#include "jit/kernel_build.h"
+#include "problem/problem_json.h"
+#include "problem/registry.h"
+#include "sweep/bench_runner.h"
+#include "sweep/progress_reporter.h"
+#include "util/build_info.h"
+#include "util/cli_args.h"
+#include "util/error.h"
+#include "util/json_file.h"
+#include "util/sha256.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+namespace {
+
+using namespace gconv;
+namespace fs = std::filesystem;
+
+CliArgs make_cli() {
+    const std::string cores = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+    return CliArgs(
+        "gconv-bench", "--variant forward|bwd_data|bwd_weight --problems KEY[,KEY...] --output FILE.csv [options]",
+        {
+            {"--variant", "V", "forward, bwd_data or bwd_weight (required)", ""},
+            {"--problems", "KEYS", "problem-set registry keys, comma-separated (problems/<key>.json)", ""},
+            {"--problems-file", "FILE", "a problem-set file of your own, instead of or besides --problems", ""},
+            {"--output", "FILE", "results CSV (required); overwritten unless --resume", ""},
+            {"--config", "FILE", "trait config", "configs/forward_bf16.json, bwd_data.json or bwd_weight.json by variant"},
+            {"--arch", "ARCH", "target architecture, or auto to ask the GPU (through a worker process)", "auto"},
+            {"--workers", "N", "parallel compiler threads of the build phase", cores},
+            {"--filter", "EXPR", "keep kernels for which EXPR holds (docs/filter-language.md)", ""},
+            {"--filter-file", "FILE", "one filter expression per line, AND-ed", ""},
+            {"--max-kernels", "N", "keep at most the first N kernels of the filtered pool", "all"},
+            {"--batch-size", "N", "cells per worker process", "20"},
+            {"--kernel-timeout", "S", "seconds a cell may run before its worker is killed (timeout row)", "30"},
+            {"--warmup", "N", "untimed launches per cell", "3"},
+            {"--repeat", "N", "timed launches per cell", "10"},
+            {"--flush-l2", "", "flush the L2 between timed launches (small problems)", ""},
+            {"--seed", "N", "seed of the random inputs", "1"},
+            {"--resume", "", "keep the cells already in --output (same kernel, problem, arch, toolchain) and run the rest", ""},
+            {"--build-only", "", "stop after the build phase", ""},
+            {"--devices", "LIST", "GPU indices to use (one GPU today)", "0"},
+            {"--progress", "MODE", "bar (a terminal progress bar), jsonl (one JSON event per line on stdout) or none", "bar"},
+            {"--csv-schema", "FORM", "full (gconv's columns) or seed (exactly the seed README's columns)", "full"},
+            {"--worker", "PATH", "worker executable", "gconv-worker next to gconv-bench"},
+            {"--cache-dir", "DIR", "kernel cache", "$GCONV_CACHE_DIR or $XDG_CACHE_HOME/gconv/kernels"},
+            {"--help", "", "show this help", ""},
+        });
+}
+
+const char* k_details =
+    "Phases: build (enumerate, filter, compile in parallel through the cache; compile failures become\n"
+    "compile_error rows) and benchmark (batches of cells of one problem per gconv-worker process, one at a\n"
+    "time per GPU; a crash marks only the cell in flight, a hang past --kernel-timeout is killed and\n"
+    "marked timeout). Every row is flushed as written; the workers' stderr goes to FILE.csv.worker.log and\n"
+    "provenance to FILE.csv.meta.json.\n\n"
+    "exit status: 0 sweep finished (failed cells are rows, not errors), 1 bad input or a failed phase,\n"
+    "2 bad command line.\n";
+
+fs::path self_dir() {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::current_path() : exe.parent_path();
+}
+
+// The GPU is asked about in a child process, so this one never initialises a GPU runtime.
+nlohmann::json query_device(const std::string& worker, int device) {
+    const std::string command = "'" + worker + "' --query --device " + std::to_string(device) + " 2>&1";
+    std::FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) throw Error("cannot start " + worker + " --query");
+    std::string text;
+    std::array<char, 4096> buffer{};
+    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
+    const int status = ::pclose(pipe);
+    if (status != 0) throw Error("asking the GPU through " + worker + " --query failed:\n" + text);
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const std::exception&) {
+        throw Error(worker + " --query answered garbage:\n" + text);
+    }
+}
+
+std::string file_hash(const std::string& path) { return sha256_hex(read_text_file(path)); }
+
+struct Sweep {
+    CliArgs cli = make_cli();
+    Variant variant = Variant::Forward;
+    std::string output, config_path, arch, worker;
+    nlohmann::json device = nlohmann::json::object();
+    std::unique_ptr<ProgressReporter> progress;
+    nlohmann::json provenance;
+
+    int run(int argc, char** argv) {
+        try {
+            cli.parse(argc, argv);
+        } catch (const Error& e) {
+            std::cerr << e.what() << "\n";
+            return 2;
+        }
+        if (cli.has("--help")) {
+            std::cout << cli.help_text(k_details);
+            return 0;
+        }
+        if (!cli.positional().empty()) return usage("unexpected argument '" + cli.positional()[0] + "'");
+        const auto v = cli.get("--variant");
+        if (!v) return usage("--variant is required (forward, bwd_data or bwd_weight)");
+        const auto parsed = enum_from_string<Variant>(*v);
+        if (!parsed) return usage("--variant: unknown value '" + *v + "' (allowed: forward, bwd_data, bwd_weight)");
+        variant = *parsed;
+        if (!cli.has("--output")) return usage("--output FILE.csv is required");
+        if (!cli.has("--problems") && !cli.has("--problems-file") && !cli.has("--build-only"))
+            return usage("--problems KEY[,KEY...] or --problems-file FILE is required");
+        const std::string mode = cli.get_or("--progress", "bar");
+        if (mode != "bar" && mode != "jsonl" && mode != "none") return usage("--progress takes bar, jsonl or none");
+        progress = std::make_unique<ProgressReporter>(mode == "jsonl" ? ProgressMode::Jsonl
+                                                      : mode == "none"  ? ProgressMode::None
+                                                                        : ProgressMode::Bar);
+        const std::string schema = cli.get_or("--csv-schema", "full");
+        if (schema != "full" && schema != "seed") return usage("--csv-schema takes full or seed");
+        if (schema == "seed" && cli.has("--resume")) return usage("--resume needs --csv-schema full (it reads content keys)");
+        if (cli.get_or("--devices", "0").find(',') != std::string::npos)
+            return usage("--devices: one GPU per sweep today (several GPUs come with scale-out)");
+        output = *cli.get("--output");
+        worker = cli.get_or("--worker", (self_dir() / "gconv-worker").string());
+        return sweep(schema == "seed" ? CsvForm::Seed : CsvForm::Full);
+    }
+
+    int usage(const std::string& why) {
+        std::cerr << "gconv-bench: " << why << " (see gconv-bench --help)\n";
+        return 2;
+    }
+
+    std::vector<BenchProblem> load_problems() {
+        std::vector<ProblemSet> sets;
+        ProblemRegistry registry;
+        if (auto keys = cli.get("--problems"))
+            for (const auto& key : parse_key_list(*keys)) sets.push_back(registry.load(key));
+        if (auto file = cli.get("--problems-file")) sets.push_back(ProblemRegistry::load_file(*file));
+        std::vector<BenchProblem> problems;
+        nlohmann::json hashes = nlohmann::json::object();
+        for (const auto& set : sets) {
+            if (set.direction != variant)
+                progress->message("warning", "problem set " + set.key + " is for " + std::string(to_string(set.direction)) +
+                                                 ", benchmarked here as " + std::string(to_string(variant)));
+            hashes[set.key] = file_hash(set.source.string());
+            for (std::size_t i = 0; i < set.problems.size(); ++i) {
+                BenchProblem p;
+                p.problem = set.problems[i];
+                p.json = problem_to_json(set.problems[i]);
+                p.key = set.problems[i].key();
+                p.problem_idx = int64_t(i);
+                p.set = set.key;
+                problems.push_back(std::move(p));
+            }
+        }
+        provenance["problem_sets"] = hashes;
+        return problems;
+    }
+
+    std::vector<KernelConfig> load_pool(const ArchSpecs& specs) {
+        config_path = cli.get_or("--config", default_config_path(variant));
+        const TraitConfig traits = load_trait_config(config_path, variant);
+        const KernelPool pool = enumerate_pool(traits, specs.get(arch), specs);
+        FilterSet filters;
+        if (auto f = cli.get("--filter")) filters.add(*f, FilterOrigin{"--filter", 0});
+        if (auto f = cli.get("--filter-file")) filters.add_file(*f);
+        std::vector<KernelConfig> kernels = apply_config_filter(pool.kernels, filters);
+        const auto max = cli.get_int("--max-kernels", (long long)kernels.size(), 1, 1LL << 40);
+        if (std::size_t(max) < kernels.size()) kernels.resize(std::size_t(max));
+        provenance["config"] = {{"path", config_path}, {"sha256", file_hash(config_path)}, {"candidates", pool.candidates},
+                                {"legal", pool.kernels.size()}, {"selected", kernels.size()}};
+        if (kernels.empty()) throw Error(config_path + ": no kernel left on " + arch + " after the rules and filters");
+        return kernels;
+    }
+
+    void write_provenance(const char* state) {
+        provenance["state"] = state;
+        provenance["end_time"] = utc_timestamp_now();
+        const std::string path = output + ".meta.json";
+        std::ofstream out(path + ".tmp");
+        out << provenance.dump(2) << "\n";
+        out.close();
+        std::error_code ec;
+        fs::rename(path + ".tmp", path, ec);
+    }
+
+    int sweep(CsvForm form) {
+        provenance["tool"] = "gconv-bench";
+        provenance["version"] = GCONV_VERSION;
+        provenance["git_commit"] = git_commit();
+        provenance["start_time"] = utc_timestamp_now();
+        provenance["variant"] = std::string(to_string(variant));
+        const int device_index = int(cli.get_int("--devices", 0, 0, 1024));
+        arch = cli.get_or("--arch", "auto");
+        if (arch == "auto" || !cli.has("--build-only")) {
+            // The benchmark phase needs the device's identity even when the arch is given.
+            try {
+                device = query_device(worker, device_index);
+            } catch (const Error& e) {
+                if (arch == "auto") throw;
+                progress->message("warning", e.what());
+            }
+            if (arch == "auto") arch = device.value("arch", "");
+        }
+        provenance["device"] = device;
+        provenance["arch"] = arch;
+        const ArchSpecs& specs = default_arch_specs();
+        const std::vector<KernelConfig> configs = load_pool(specs);
+        const std::vector<BenchProblem> problems = cli.has("--build-only") && !cli.has("--problems") && !cli.has("--problems-file")
+                                                       ? std::vector<BenchProblem>{}
+                                                       : load_problems();
+
+        // Probe the output before spending time on the build.
+        std::error_code ec;
+        if (!cli.has("--resume") || !fs::exists(output, ec)) {
+            std::ofstream probe(output, std::ios::app);
+            if (!probe) throw Error("cannot write the output " + output);
+        }
+
+        // Build phase.
+        const jit::KernelCache cache(cli.has("--cache-dir") ? fs::path(*cli.get("--cache-dir")) : jit::KernelCache::default_root());
+        progress->phase("build", configs.size());
+        const int workers = int(cli.get_int("--workers", std::max(1u, std::thread::hardware_concurrency()), 1, 4096));
+        const jit::KernelBuildResult built = jit::build_kernels(configs, arch, cache, workers, [&](const jit::BuildProgress& p) {
+            progress->item({{"kernel", kernel_name(configs[p.index])}, {"status", jit::to_string(p.status)},
+                            {"seconds", p.seconds}, {"log", p.log_head}},
+                           p.status == jit::BuildStatus::failed);
+        });
+        provenance["toolchain"] = built.toolchain;
+        provenance["build"] = {{"compiled", built.stats.compiled}, {"cached", built.stats.cached},
+                               {"failed", built.stats.failed}, {"wall_s", built.stats.wall_seconds}};
+        const std::string build_line = "build: " + std::to_string(built.stats.compiled) + " compiled, " +
+                                       std::to_string(built.stats.cached) + " cached, " + std::to_string(built.stats.failed) +
+                                       " failed in " + std::to_string(built.stats.wall_seconds) + " s";
+        progress->message("info", build_line);
+        if (progress->mode() == ProgressMode::None) std::cerr << build_line << "\n";
+        if (cli.has("--build-only")) {
+            progress->summary(provenance["build"]);
+            return built.stats.failed ? 1 : 0;
+        }
+
+        // Benchmark phase.
+        BenchPlan plan;
+        plan.variant = std::string(to_string(variant));
+        plan.dtype = std::string(to_string(configs.front().dtype));
+        plan.arch = arch;
+        plan.device = device.value("name", "");
+        plan.toolchain = built.toolchain;
+        plan.warmup = int(cli.get_int("--warmup", 3, 0, 10000));
+        plan.repeat = int(cli.get_int("--repeat", 10, 1, 100000));
+        plan.flush_l2 = cli.has("--flush-l2");
+        plan.seed = uint64_t(cli.get_int("--seed", 1, 0, 1LL << 62));
+        for (std::size_t i = 0; i < configs.size(); ++i) {
+            BenchKernel k;
+            k.name = built.kernels[i].name;
+            k.code_object = built.kernels[i].code_object.string();
+            k.entry = std::string(kernel_entry_name());
+            k.config = config_to_json(configs[i]);
+            if (!built.kernels[i].ok) k.compile_error = "compile error: " + built.kernels[i].log_head;
+            plan.kernels.push_back(std::move(k));
+        }
+        plan.problems = problems;
+        for (std::size_t p = 0; p < problems.size(); ++p)
+            for (std::size_t k = 0; k < configs.size(); ++k) plan.cells.push_back({k, p});
+
+        BenchOptions options;
+        options.worker_command = {worker, "--device", std::to_string(device_index)};
+        options.worker_log = output + ".worker.log";
+        options.batch_size = std::size_t(cli.get_int("--batch-size", 20, 1, 1 << 20));
+        options.kernel_timeout_s = cli.get_double("--kernel-timeout", 30.0, 0.01, 1e6);
+        const int warp_size = specs.get(arch).warp_size;
+        options.unsupported = [&](const BenchPlan&, const BenchCell& cell) -> std::optional<std::string> {
+            const SupportCheck s = is_supported(configs[cell.kernel], problems[cell.problem].problem, warp_size);
+            if (s.ok) return std::nullopt;
+            return s.reason;
+        };
+
+        CsvWriterOptions writer_options;
+        writer_options.form = form;
+        writer_options.three_d = !problems.empty() && problems.front().problem.ndim_spatial == 3;
+        if (cli.has("--resume") && fs::exists(output, ec) && fs::file_size(output, ec) > 0) {
+            const CsvReadResult previous = read_results_csv(output);
+            for (const auto& w : previous.warnings) progress->message("warning", w);
+            const auto* keys = previous.table.column("content_key");
+            if (!keys) throw Error(output + ": --resume needs a CSV written by gconv-bench (it has no content_key column)");
+            for (std::size_t r = 0; r < previous.table.rows(); ++r) options.done_keys.insert(std::string(keys->text(r)));
+            writer_options.keep_bytes = previous.valid_bytes;
+            writer_options.append = true;
+            progress->message("info", "resume: " + std::to_string(options.done_keys.size()) + " cells already in " + output);
+        }
+        provenance["command_line"] = command_line_;
+        write_provenance("running");
+        CsvWriter writer(output, writer_options);
+        progress->phase("benchmark", plan.cells.size());
+        CsvResultSink sink(writer, [&](const BenchProgress& p) {
+            nlohmann::json details = nlohmann::json::object();
+            bool failed = false;
+            if (p.last) {
+                details = {{"kernel", p.last->kernel}, {"problem_idx", p.last->problem_idx},
+                           {"status", std::string(to_string(p.last->status))}};
+                if (has_value(p.last->latency_ms)) details["latency_ms"] = p.last->latency_ms;
+                if (has_value(p.last->tflops)) details["tflops"] = p.last->tflops;
+                if (!p.last->error.empty()) details["error"] = p.last->error;
+                failed = p.last->status != CellStatus::Ok && p.last->status != CellStatus::Unsupported;
+            } else {
+                details["status"] = "resumed";
+            }
+            progress->item(details, failed);
+        });
+        const BenchSummary s = run_benchmarks(plan, options, sink);
+        writer.close();
+        nlohmann::json statuses = nlohmann::json::object();
+        for (const auto& [status, count] : s.by_status) statuses[std::string(to_string(status))] = count;
+        provenance["benchmark"] = {{"cells", s.cells_total},          {"resumed", s.skipped_done},
+                                   {"rows_written", s.rows_written},  {"by_status", statuses},
+                                   {"batches", s.batches},            {"workers_started", s.workers_started},
+                                   {"wall_s", s.wall_s},              {"gpu_busy_share", s.gpu_busy_share},
+                                   {"overhead_per_cell_ms", s.overhead_per_cell_ms},
+                                   {"overhead_per_batch_ms", s.overhead_per_batch_ms},
+                                   {"in_cell_overhead_ms", s.in_cell_overhead_ms}};
+        for (const auto& w : s.warnings) progress->message("warning", w);
+        write_provenance("finished");
+        progress->summary(provenance["benchmark"]);
+        if (progress->mode() != ProgressMode::Jsonl) {
+            std::cerr << "benchmark: " << s.rows_written << " rows written, " << s.skipped_done << " resumed;";
+            for (const auto& [status, count] : s.by_status) std::cerr << " " << to_string(status) << " " << count;
+            std::cerr << "\nresults: " << output << "\n";
+        }
+        return 0;
+    }
+
+    std::string command_line_;
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Sweep sweep;
+    for (int i = 0; i < argc; ++i) sweep.command_line_ += (i ? " " : "") + std::string(argv[i]);
+    try {
+        return sweep.run(argc, argv);
+    } catch (const gconv::FilterError& e) {
+        std::cerr << e.what() << "\n";
+    } catch (const std::exception& e) {
+        std::cerr << "gconv-bench: " << e.what() << "\n";
+    }
+    if (!sweep.output.empty() && !sweep.provenance.is_null()) sweep.write_provenance("failed");
+    return 1;
+}

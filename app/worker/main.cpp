@@ -1,0 +1,90 @@
+// gconv-worker: runs one batch of (kernel, problem) cells in a fresh GPU context.
+// Request: one JSON document on stdin (docs/worker-protocol.md). Events: one flushed JSON line
+// each on stdout. Diagnostics go to stderr, which the orchestrator keeps in a log.
+#include "sweep/worker_protocol.h"
+#include "util/error.h"
+#include "gpu/device.h"
+#include "worker/batch_runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+namespace {
+
+void emit(const gconv::WorkerEvent& event) {
+    const std::string line = gconv::format_worker_event(event) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+}
+
+const char* k_help =
+    "usage: gconv-worker [--device N] < request.json\n"
+    "       gconv-worker --query [--device N]   (the device's properties as JSON)\n\n"
+    "Runs one batch of cells (kernels x problems) described by a JSON request on stdin and\n"
+    "writes one JSON line per event on stdout: begin (before a cell's first launch), result,\n"
+    "end. See docs/worker-protocol.md. gconv-bench starts it; it is not meant to be run by hand.\n\n"
+    "exit status: 0 done, 2 bad request, 3 sticky GPU error (the cell in flight was reported).\n";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int device = 0;
+    bool query = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            std::cout << k_help;
+            return 0;
+        }
+        if (!std::strcmp(argv[i], "--query")) {
+            query = true;
+        } else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
+            device = std::atoi(argv[++i]);
+        } else {
+            std::cerr << "gconv-worker: unknown argument " << argv[i] << " (see --help)\n";
+            return gconv::k_worker_exit_bad_request;
+        }
+    }
+    if (query) {
+        try {
+            const auto d = gconv::gpu::query(device);
+            std::cout << nlohmann::json{{"index", d.index}, {"name", d.name}, {"arch", d.arch}, {"sm_count", d.sm_count},
+                                        {"shared_per_block_optin", d.shared_per_block_optin}, {"l2_bytes", d.l2_bytes},
+                                        {"warp_size", d.warp_size}, {"clock_khz", d.clock_khz},
+                                        {"memory_clock_khz", d.memory_clock_khz}, {"memory_bytes", d.memory_bytes},
+                                        {"driver_version", d.driver_version}, {"runtime_version", d.runtime_version}}
+                             .dump()
+                      << "\n";
+            return 0;
+        } catch (const std::exception& e) {
+            std::cerr << "gconv-worker: " << e.what() << "\n";
+            return 1;
+        }
+    }
+    gconv::WorkerRequest request;
+    try {
+        const std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+        request = gconv::parse_worker_request(text);
+    } catch (const std::exception& e) {
+        std::cerr << "gconv-worker: bad request: " << e.what() << "\n";
+        return gconv::k_worker_exit_bad_request;
+    }
+    try {
+        const int code = gconv::worker::run_batch(request, emit, {device, {}});
+        if (code == gconv::k_worker_exit_ok) {
+            gconv::WorkerEvent end;
+            end.kind = gconv::WorkerEvent::Kind::End;
+            emit(end);
+        }
+        return code;
+    } catch (const std::exception& e) {
+        // A failure outside any cell (no device, no context, the reference does not compile).
+        std::cerr << "gconv-worker: " << e.what() << "\n";
+        return 1;
+    }
+}

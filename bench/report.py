@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Reports on gconv-bench CSVs: verification per file, and the best kernel per problem against
+the cuDNN baseline and the device's ceilings.
+
+usage: bench/report.py [--baseline bench/baselines/cudnn_latencies.json] [--copy-gbps 4149]
+                       [--matmul-tflops 738] FILE.csv [FILE.csv ...]
+"""
+import argparse
+import collections
+import csv
+import json
+import math
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(x):
+    try:
+        v = float(x)
+        return v if math.isfinite(v) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def verification(path, rows):
+    by_status = collections.Counter(r.get("status", "") for r in rows)
+    kernels = {r["kernel"] for r in rows}
+    failing = sorted({r["kernel"] for r in rows if r.get("status") in ("fail", "error", "crash", "timeout", "compile_error")})
+    ran = {r["kernel"] for r in rows if r.get("status") in ("ok", "fail")}
+    print("%s: %d cells, %d kernels (%d ran on some problem); %s" % (
+        path, len(rows), len(kernels), len(ran), ", ".join("%s %d" % kv for kv in sorted(by_status.items()))))
+    worst = max((num(r.get("max_rel_err")) or 0.0 for r in rows if r.get("status") == "ok"), default=0.0)
+    print("  largest max_rel_err among passing cells: %.3g" % worst)
+    for k in failing[:20]:
+        bad = [r for r in rows if r["kernel"] == k and r.get("status") != "ok" and r.get("status") != "unsupported"]
+        print("  FAILING %s: %s" % (k, (bad[0].get("error") or bad[0].get("status"))[:160]))
+    return len(failing)
+
+
+def best_table(rows_all, baseline, copy_gbps, matmul):
+    base = {(b["layer"], b["direction"]): b for b in baseline["rows"]} if baseline else {}
+    best = {}
+    for r in rows_all:
+        if r.get("status") != "ok":
+            continue
+        key = (r.get("layer", ""), r.get("variant", ""), r.get("problem_key", ""))
+        ms = num(r.get("latency_ms"))
+        if ms is not None and (key not in best or ms < num(best[key]["latency_ms"])):
+            best[key] = r
+    print("\n| shape | dir | best kernel | ms | TFLOP/s | GB/s | cuDNN ms | speedup | % copy BW | % matmul |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    speedups = []
+    for (layer, variant, _), r in sorted(best.items()):
+        ms, tf, gb = num(r["latency_ms"]), num(r["tflops"]), num(r.get("gbps"))
+        b = base.get((layer, variant))
+        sp = b["cudnn_ms"] / ms if b else None
+        if sp:
+            speedups.append(sp)
+        print("| %s | %s | %s | %.4f | %.1f | %.0f | %s | %s | %.0f%% | %.1f%% |" % (
+            layer, variant, r["kernel"].replace("grouped_conv_", ""), ms, tf or 0, gb or 0,
+            "%.4f" % b["cudnn_ms"] if b else "-", "%.2fx" % sp if sp else "-",
+            100 * (gb or 0) / copy_gbps, 100 * (tf or 0) / matmul))
+    missing = [b["layer"] for b in (baseline or {"rows": []})["rows"]
+               if any(r.get("layer") == b["layer"] and r.get("variant") == b["direction"] for r in rows_all)
+               and not any(k[0] == b["layer"] and k[1] == b["direction"] for k in best)]
+    for m in sorted(set(missing)):
+        print("| %s | - | no kernel of the pool supports or passed it | | | | | | | |" % m)
+    if speedups:
+        g = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
+        print("\ngeomean speedup over cuDNN: %.2fx over %d shapes (min %.2fx, max %.2fx)" % (g, len(speedups), min(speedups), max(speedups)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--baseline")
+    ap.add_argument("--copy-gbps", type=float, default=4149.0)
+    ap.add_argument("--matmul-tflops", type=float, default=738.0)
+    ap.add_argument("--best", action="store_true", help="print the best-of-pool table")
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args()
+    baseline = json.load(open(a.baseline)) if a.baseline else None
+    rows_all, failing = [], 0
+    for f in a.files:
+        rows = read(f)
+        failing += verification(f, rows)
+        rows_all += rows
+    if a.best:
+        best_table(rows_all, baseline, a.copy_gbps, a.matmul_tflops)
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,312 @@
+#include "worker/batch_runner.h"
+
+#include "codegen/kernel_source.h"
+#include "codegen/launch_plan.h"
+#include "config/config_json.h"
+#include "gpu/buffer.h"
+#include "gpu/context.h"
+#include "gpu/device.h"
+#include "gpu/hip_check.h"
+#include "gpu/module.h"
+#include "gpu/stream.h"
+#include "jit/cache.h"
+#include "jit/compiler.h"
+#include "problem/problem_json.h"
+#include "sweep/measurement.h"
+#include "util/error.h"
+#include "util/json_file.h"
+#include "worker/launch_timer.h"
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+namespace gconv::worker {
+namespace {
+
+using gpu::DeviceBuffer;
+using gpu::GpuError;
+
+// Which tensor a direction computes, and which it reads.
+enum class Tensor { In, Wei, Out };
+Tensor result_tensor(Variant v) {
+    return v == Variant::Forward ? Tensor::Out : v == Variant::BwdData ? Tensor::In : Tensor::Wei;
+}
+std::string_view reference_entry_for(Variant v) {
+    return v == Variant::Forward   ? reference_entry::forward
+           : v == Variant::BwdData ? reference_entry::bwd_data
+                                   : reference_entry::bwd_weight;
+}
+
+struct ReferenceKernels {
+    gpu::Module module;
+    gpu::Kernel compute, fill_random, fill_poison;
+};
+
+ReferenceKernels load_reference(DataType dtype, Variant variant, const std::string& arch, const jit::KernelCache& cache) {
+    jit::CompileRequest request;
+    request.name = "gconv_reference.hip";
+    request.source = generate_reference_source(dtype);
+    request.headers = jit::embedded_headers();
+    request.arch = arch;
+    const jit::CompileResult compiled = jit::compile_cached(cache, jit::native_toolchain(), request);
+    if (!compiled.ok) throw Error("the reference kernels did not compile:\n" + compiled.log);
+    gpu::Module module(compiled.code);
+    auto compute = module.function(std::string(reference_entry_for(variant)));
+    auto fill = module.function(std::string(reference_entry::fill_random));
+    auto poison = module.function(std::string(reference_entry::fill_poison));
+    return {std::move(module), compute, fill, poison};
+}
+
+struct LoadedKernel {
+    KernelConfig config;
+    gpu::Module module;
+    gpu::Kernel kernel;
+};
+
+std::vector<char> read_code_object(const std::string& path) {
+    const std::string text = read_text_file(path);
+    return std::vector<char>(text.begin(), text.end());
+}
+
+// The tensors of one problem, its reference result on the host, and its sizes.
+struct ProblemData {
+    Problem problem;
+    std::size_t elements[3] = {0, 0, 0}; // In, Wei, Out
+    DeviceBuffer tensors[3];
+    DeviceBuffer reference; // fp32, the result tensor
+    std::vector<float> reference_host;
+    Tensor result = Tensor::Out;
+
+    DeviceBuffer& buffer(Tensor t) { return tensors[int(t)]; }
+    std::size_t count(Tensor t) const { return elements[int(t)]; }
+};
+
+gpu::LaunchConfig grid_stride(std::size_t n, int sm_count, hipStream_t stream) {
+    gpu::LaunchConfig c;
+    c.block = {256, 1, 1};
+    const std::size_t blocks = std::min<std::size_t>((n + 255) / 256, std::size_t(std::max(sm_count, 1)) * 32);
+    c.grid = {unsigned(std::max<std::size_t>(blocks, 1)), 1, 1};
+    c.stream = stream;
+    return c;
+}
+
+class Batch {
+public:
+    Batch(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit, const BatchOptions& options)
+        : request_(request), emit_(emit), options_(options) {}
+
+    int run() {
+        gpu::make_context_current(options_.device);
+        info_ = gpu::query(options_.device);
+        variant_ = *enum_from_string<Variant>(request_.variant);
+        dtype_ = *enum_from_string<DataType>(request_.dtype);
+        cache_ = std::make_unique<jit::KernelCache>(options_.cache_root.empty() ? jit::KernelCache::default_root()
+                                                                                : options_.cache_root);
+        stream_ = std::make_unique<gpu::Stream>();
+        if (request_.flush_l2) flush_ = DeviceBuffer(std::max<std::size_t>(info_.l2_bytes * 2, 1 << 20));
+
+        for (const auto& p : request_.problems) problems_json_[p.id] = &p;
+        for (const auto& k : request_.kernels) kernels_json_[k.id] = &k;
+
+        for (const auto& cell : request_.cells) {
+            emit_begin(cell.cell);
+            WorkerCellResult result;
+            try {
+                result = run_cell(cell);
+            } catch (const GpuError& e) {
+                result = failure(e.out_of_memory() ? CellStatus::Oom : CellStatus::Error, e.what());
+                if (e.sticky()) {
+                    emit_result(cell.cell, result);
+                    return k_worker_exit_sticky;
+                }
+                // A failed call can leave a pending error on the stream; drain it so the next
+                // cell starts clean.
+                (void)hipGetLastError();
+            } catch (const std::exception& e) {
+                result = failure(CellStatus::Error, e.what());
+            }
+            emit_result(cell.cell, result);
+        }
+        return k_worker_exit_ok;
+    }
+
+private:
+    static WorkerCellResult failure(CellStatus status, std::string why) {
+        WorkerCellResult r;
+        r.status = status;
+        r.error = std::move(why);
+        return r;
+    }
+
+    void emit_begin(int64_t cell) {
+        WorkerEvent e;
+        e.kind = WorkerEvent::Kind::Begin;
+        e.cell = cell;
+        emit_(e);
+    }
+    void emit_result(int64_t cell, const WorkerCellResult& r) {
+        WorkerEvent e;
+        e.kind = WorkerEvent::Kind::Result;
+        e.cell = cell;
+        e.result = r;
+        emit_(e);
+    }
+
+    ReferenceKernels& reference() {
+        if (!reference_) reference_ = std::make_unique<ReferenceKernels>(load_reference(dtype_, variant_, info_.arch, *cache_));
+        return *reference_;
+    }
+
+    void fill(gpu::Kernel& kernel, DeviceBuffer& buffer, std::size_t n, uint64_t seed) {
+        gpu::KernelArgs args;
+        args.add(buffer.data()).add((long long)n).add((unsigned long long)seed).add(1.0f);
+        gpu::launch(kernel, grid_stride(n, info_.sm_count, stream_->get()), args);
+    }
+
+    void poison(DeviceBuffer& buffer, std::size_t n) {
+        gpu::KernelArgs args;
+        args.add(buffer.data()).add((long long)n);
+        gpu::launch(reference().fill_poison, grid_stride(n, info_.sm_count, stream_->get()), args);
+    }
+
+    // Allocates and fills the tensors of problem `id` and computes its reference, unless it
+    // is the problem already loaded. Out-of-memory is remembered so its other cells report it
+    // without trying again.
+    ProblemData& problem(int64_t id) {
+        if (current_ && current_id_ == id) return *current_;
+        current_.reset();
+        current_id_ = id;
+        if (auto it = oom_.find(id); it != oom_.end()) throw GpuError(it->second, hipErrorOutOfMemory, __FILE__, __LINE__);
+        auto data = std::make_unique<ProblemData>();
+        data->problem = sizes(id);
+        const Problem& p = data->problem;
+        data->elements[0] = std::size_t(p.input_elements());
+        data->elements[1] = std::size_t(p.weight_elements());
+        data->elements[2] = std::size_t(p.output_elements());
+        data->result = result_tensor(variant_);
+        const std::size_t bytes = std::size_t(element_bytes(dtype_));
+        try {
+            for (int t = 0; t < 3; ++t) data->tensors[t] = DeviceBuffer(data->elements[t] * bytes);
+            data->reference = DeviceBuffer(data->count(data->result) * sizeof(float));
+        } catch (const GpuError& e) {
+            if (e.out_of_memory()) oom_[id] = "allocating the tensors of problem " + p.key();
+            throw;
+        }
+        auto& ref = reference();
+        // Every tensor gets random values (the result one too: a kernel that accumulates into
+        // stale data must not pass), each from its own seed.
+        for (int t = 0; t < 3; ++t)
+            fill(ref.fill_random, data->tensors[t], data->elements[t], request_.seed * 3 + uint64_t(t) + uint64_t(id) * 7919);
+        ConvParams params = make_params(p, data->buffer(Tensor::In).data(), data->buffer(Tensor::Wei).data(),
+                                        data->buffer(Tensor::Out).data());
+        gpu::KernelArgs args;
+        args.add(params).add(data->reference.as<float>());
+        gpu::launch(ref.compute, grid_stride(data->count(data->result), info_.sm_count, stream_->get()), args);
+        stream_->synchronize();
+        data->reference_host.resize(data->count(data->result));
+        data->reference.download(std::span<float>(data->reference_host));
+        current_ = std::move(data);
+        return *current_;
+    }
+
+    const Problem& sizes(int64_t id) {
+        if (auto it = parsed_.find(id); it != parsed_.end()) return it->second;
+        Problem p = problem_from_json(problems_json_.at(id)->problem, "request.problems[id=" + std::to_string(id) + "]");
+        return parsed_.emplace(id, std::move(p)).first->second;
+    }
+
+    LoadedKernel& kernel(int64_t id) {
+        if (auto it = loaded_.find(id); it != loaded_.end()) return *it->second;
+        const WorkerKernel& k = *kernels_json_.at(id);
+        KernelConfig config = config_from_json(k.config, "request.kernels[id=" + std::to_string(id) + "].config");
+        gpu::Module module(read_code_object(k.code_object));
+        gpu::Kernel fn = module.function(k.entry);
+        auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, std::move(module), fn});
+        return *loaded_.emplace(id, std::move(loaded)).first->second;
+    }
+
+    WorkerCellResult run_cell(const WorkerCell& cell) {
+        LoadedKernel& k = kernel(cell.kernel);
+        const Problem& p = sizes(cell.problem);
+        if (auto support = is_supported(k.config, p, info_.warp_size); !support.ok)
+            return failure(CellStatus::Unsupported, support.reason);
+        ProblemData& data = problem(cell.problem);
+
+        const LaunchPlan plan = plan_launch(k.config, p, info_.warp_size);
+        if (plan.shared_bytes > k.kernel.dynamic_shared_allowed()) k.kernel.allow_dynamic_shared(plan.shared_bytes);
+        gpu::LaunchConfig launch;
+        launch.grid = {plan.grid_x, plan.grid_y, plan.grid_z};
+        launch.block = {plan.block_threads, 1, 1};
+        launch.dynamic_shared_bytes = unsigned(plan.shared_bytes);
+        launch.stream = stream_->get();
+        gpu::KernelArgs args;
+        args.add(make_params(k.config, p, data.buffer(Tensor::In).data(), data.buffer(Tensor::Wei).data(),
+                             data.buffer(Tensor::Out).data()));
+        auto run_once = [&] { gpu::launch(k.kernel, launch, args); };
+
+        // Verify first, on a poisoned result tensor, so an element the kernel never writes fails.
+        DeviceBuffer& result = data.buffer(data.result);
+        const std::size_t n = data.count(data.result);
+        poison(result, n);
+        run_once();
+        stream_->synchronize();
+        std::vector<char> host(n * std::size_t(element_bytes(dtype_)));
+        result.download(std::span<char>(host));
+        const Verification v = verify_output(host.data(), data.reference_host.data(), n, dtype_);
+
+        for (int i = 0; i < request_.warmup; ++i) run_once();
+        LaunchTimer timer(std::max(request_.repeat, 1));
+        std::function<void()> between;
+        if (request_.flush_l2)
+            between = [&] { GCONV_HIP_CHECK(hipMemsetAsync(flush_.data(), 0, flush_.bytes(), stream_->get())); };
+        const TimingStats stats = summarize_timings(timer.run(stream_->get(), run_once, between));
+
+        WorkerCellResult r;
+        r.status = v.passed ? CellStatus::Ok : CellStatus::Fail;
+        r.latency_ms = stats.mean_ms;
+        r.latency_median_ms = stats.median_ms;
+        r.cv = stats.cv;
+        r.tflops = p.flops() / (stats.mean_ms * 1e9);
+        r.gbps = p.min_bytes(dtype_) / (stats.mean_ms * 1e6);
+        r.non_zero = v.non_zero;
+        r.max_rel_err = v.max_rel_err;
+        r.verified = v.passed;
+        if (!v.passed) {
+            std::ostringstream why;
+            why << "verification failed: max_rel_err " << v.max_rel_err << " (tolerance " << verification_tolerance(dtype_)
+                << "), " << v.mismatches << " of " << n << " elements off, " << v.nan_count << " NaN or unwritten";
+            r.error = why.str();
+        }
+        return r;
+    }
+
+    const WorkerRequest& request_;
+    const std::function<void(const WorkerEvent&)>& emit_;
+    BatchOptions options_;
+    gpu::DeviceInfo info_;
+    Variant variant_ = Variant::Forward;
+    DataType dtype_ = DataType::BF16;
+    std::unique_ptr<jit::KernelCache> cache_;
+    std::unique_ptr<gpu::Stream> stream_;
+    DeviceBuffer flush_;
+    std::unique_ptr<ReferenceKernels> reference_;
+    std::map<int64_t, const WorkerProblem*> problems_json_;
+    std::map<int64_t, const WorkerKernel*> kernels_json_;
+    std::map<int64_t, std::unique_ptr<LoadedKernel>> loaded_;
+    std::map<int64_t, Problem> parsed_;
+    std::unique_ptr<ProblemData> current_;
+    int64_t current_id_ = -1;
+    std::map<int64_t, std::string> oom_;
+};
+
+} // namespace
+
+int run_batch(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit,
+              const BatchOptions& options) {
+    return Batch(request, emit, options).run();
+}
+
+} // namespace gconv::worker
