@@ -28,9 +28,12 @@ TimingStats summarize_timings(const std::vector<float>& launch_ms) {
 
 double verification_tolerance(DataType dtype) {
     switch (dtype) {
-    case DataType::BF16: return 1e-2; // 8-bit mantissa: output rounding alone is up to 2^-9
-    case DataType::FP16: return 2e-3; // 11-bit mantissa
-    case DataType::FP32: return 1e-4;
+    case DataType::BF16:
+        return 1e-2; // 8-bit mantissa: output rounding alone is up to 2^-9
+    case DataType::FP16:
+        return 2e-3; // 11-bit mantissa
+    case DataType::FP32:
+        return 1e-4;
     }
     return 0.0;
 }
@@ -99,7 +102,8 @@ uint16_t float_to_fp16(float value) {
     return sign | uint16_t(exp << 10) | uint16_t(mant);
 }
 
-Verification verify_output(const void* output, const float* reference, std::size_t count, DataType dtype) {
+Verification verify_output(const void* output, const float* reference, std::size_t count,
+                           DataType dtype) {
     Verification v;
     auto value = [&](std::size_t i) -> float {
         switch (dtype) {
@@ -121,7 +125,8 @@ Verification verify_output(const void* output, const float* reference, std::size
         }
         return 0.0f;
     };
-    for (std::size_t i = 0; i < count; ++i) v.ref_max_abs = std::max(v.ref_max_abs, double(std::fabs(reference[i])));
+    for (std::size_t i = 0; i < count; ++i)
+        v.ref_max_abs = std::max(v.ref_max_abs, double(std::fabs(reference[i])));
     const double scale = v.ref_max_abs > 0 ? v.ref_max_abs : 1.0;
     const double limit = verification_tolerance(dtype) * scale;
     for (std::size_t i = 0; i < count; ++i) {

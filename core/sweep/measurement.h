@@ -34,7 +34,8 @@ struct Verification {
 
 // `output` holds `count` elements of `dtype` as raw bytes (the kernel's result tensor);
 // `reference` the fp32 reference of the same tensor.
-Verification verify_output(const void* output, const float* reference, std::size_t count, DataType dtype);
+Verification verify_output(const void* output, const float* reference, std::size_t count,
+                           DataType dtype);
 
 // Host conversions of the device storage types (round-to-nearest-even for bf16).
 float bf16_to_float(uint16_t bits);

@@ -4,7 +4,8 @@
 
 namespace gconv {
 
-ProgressReporter::ProgressReporter(ProgressMode mode, std::FILE* bar_stream) : mode_(mode), bar_(bar_stream) {}
+ProgressReporter::ProgressReporter(ProgressMode mode, std::FILE* bar_stream)
+    : mode_(mode), bar_(bar_stream) {}
 
 void ProgressReporter::emit(nlohmann::json event) {
     const std::string line = event.dump() + "\n";
@@ -25,7 +26,9 @@ void ProgressReporter::item(const nlohmann::json& details, bool failed) {
     ++done_;
     if (failed) ++failures_;
     if (mode_ == ProgressMode::Jsonl) {
-        nlohmann::json e = {{"event", phase_ == "build" ? "compile" : "cell"}, {"done", done_}, {"total", total_},
+        nlohmann::json e = {{"event", phase_ == "build" ? "compile" : "cell"},
+                            {"done", done_},
+                            {"total", total_},
                             {"failures", failures_}};
         e.update(details);
         emit(std::move(e));
@@ -39,8 +42,10 @@ void ProgressReporter::item(const nlohmann::json& details, bool failed) {
 }
 
 void ProgressReporter::message(const std::string& level, const std::string& text) {
-    if (mode_ == ProgressMode::Jsonl) emit({{"event", "message"}, {"level", level}, {"text", text}});
-    else if (mode_ == ProgressMode::Bar) std::fprintf(bar_, "\r\033[K%s: %s\n", level.c_str(), text.c_str());
+    if (mode_ == ProgressMode::Jsonl)
+        emit({{"event", "message"}, {"level", level}, {"text", text}});
+    else if (mode_ == ProgressMode::Bar)
+        std::fprintf(bar_, "\r\033[K%s: %s\n", level.c_str(), text.c_str());
 }
 
 void ProgressReporter::summary(const nlohmann::json& details) {
@@ -52,15 +57,17 @@ void ProgressReporter::summary(const nlohmann::json& details) {
 }
 
 void ProgressReporter::draw(bool final) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double rate = elapsed > 0 ? double(done_) / elapsed : 0.0;
     const double eta = rate > 0 ? double(total_ - std::min(done_, total_)) / rate : 0.0;
     const int width = 30;
     const int filled = total_ ? int(double(width) * double(done_) / double(total_)) : width;
     std::string bar(std::size_t(std::min(filled, width)), '#');
     bar.resize(std::size_t(width), '.');
-    std::fprintf(bar_, "\r\033[K%-9s [%s] %zu/%zu  %.1f/s  ETA %.0fs  failures %zu%s", phase_.c_str(), bar.c_str(), done_,
-                 total_, rate, std::ceil(eta), failures_, final ? "\n" : "");
+    std::fprintf(bar_, "\r\033[K%-9s [%s] %zu/%zu  %.1f/s  ETA %.0fs  failures %zu%s",
+                 phase_.c_str(), bar.c_str(), done_, total_, rate, std::ceil(eta), failures_,
+                 final ? "\n" : "");
     std::fflush(bar_);
 }
 

@@ -1,0 +1,364 @@
+#include "csv/csv_reader.h"
+
+#include "util/error.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace gconv {
+
+std::string_view ResultTable::Column::text(size_t row) const {
+    if (interned) return dictionary[codes[row]];
+    const uint64_t begin = row == 0 ? 0 : ends[row - 1];
+    return std::string_view(chars).substr(begin, ends[row] - begin);
+}
+
+const ResultTable::Column* ResultTable::column(std::string_view name) const {
+    for (const auto& c : columns_)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+ResultRow ResultTable::row(size_t i) const {
+    ResultRow out;
+    bool has_status = false;
+    for (const auto& c : columns_) {
+        if (!c.schema) continue;
+        if (c.is_text()) {
+            c.schema->set_text(out, c.text(i));
+            has_status |= c.name == "status";
+        } else {
+            c.schema->set_number(out, c.numbers[i]);
+        }
+    }
+    if (!has_status) {
+        out.status = has_value(out.latency_ms) ? CellStatus::Ok : CellStatus::Error;
+        if (!column("ndim")) {
+            const Problem& p = out.problem;
+            const bool three_d = p.Di != 1 || p.Z != 1 || p.stride_d != 1 || p.pad_d != 0 ||
+                                 p.dilation_d != 1 || (column("Di") && !column("dilation_d"));
+            out.problem.ndim_spatial = three_d ? 3 : 2;
+        }
+    }
+    return out;
+}
+
+// Fills a ResultTable from parsed records (fields already unquoted).
+class CsvTableBuilder {
+public:
+    CsvTableBuilder(ResultTable& table, const std::string& path) : table_(table), path_(path) {}
+
+    void set_header(const std::vector<std::string_view>& fields, uint64_t line) {
+        for (size_t i = 0; i < fields.size(); ++i) {
+            std::string_view name = fields[i];
+            for (size_t j = 0; j < i; ++j)
+                if (fields[j] == name)
+                    throw Error(location(line) + "column \"" + std::string(name) +
+                                "\" appears twice in the header");
+            ResultTable::Column column;
+            column.name = std::string(name);
+            column.schema = find_result_column(name);
+            column.type = column.schema ? column.schema->type : ColumnType::Text;
+            column.interned = column.schema && column.schema->repetitive;
+            table_.columns_.push_back(std::move(column));
+        }
+        for (const char* required : {"kernel", "latency_ms"})
+            if (!table_.column(required))
+                throw Error(location(line) + "the header has no \"" + required +
+                            "\" column; is this a gconv results CSV? (header: \"" + join(fields) +
+                            "\")");
+        interners_.resize(table_.columns_.size());
+        last_code_.assign(table_.columns_.size(), UINT32_MAX);
+        status_column_ = -1;
+        for (size_t i = 0; i < table_.columns_.size(); ++i)
+            if (table_.columns_[i].name == "status") status_column_ = static_cast<int>(i);
+    }
+
+    size_t width() const { return table_.columns_.size(); }
+    size_t rows() const { return table_.rows_; }
+
+    void reserve(uint64_t rows) {
+        rows = std::min<uint64_t>(rows + 16, uint64_t{1} << 28);
+        for (auto& column : table_.columns_) {
+            if (!column.is_text())
+                column.numbers.reserve(rows);
+            else if (column.interned)
+                column.codes.reserve(rows);
+            else
+                column.ends.reserve(rows);
+        }
+    }
+
+    void add_row(const std::vector<std::string_view>& fields, uint64_t line) {
+        if (fields.size() != width())
+            throw Error(location(line) + "expected " + std::to_string(width()) +
+                        " fields (as in the header), found " + std::to_string(fields.size()));
+        for (size_t i = 0; i < fields.size(); ++i) {
+            ResultTable::Column& column = table_.columns_[i];
+            const std::string_view field = fields[i];
+            switch (column.type) {
+            case ColumnType::Text:
+                add_text(i, column, field, line);
+                break;
+            case ColumnType::Bool:
+                column.numbers.push_back(parse_bool(column, field, line));
+                break;
+            default:
+                column.numbers.push_back(parse_number(column, field, line));
+                break;
+            }
+        }
+        ++table_.rows_;
+    }
+
+    std::string location(uint64_t line) const { return path_ + ":" + std::to_string(line) + ": "; }
+
+private:
+    static std::string join(const std::vector<std::string_view>& fields) {
+        std::string text;
+        for (auto f : fields) text += (text.empty() ? "" : ",") + std::string(f);
+        return text;
+    }
+
+    std::string column_location(const ResultTable::Column& column, uint64_t line) const {
+        return location(line) + "column \"" + column.name + "\": ";
+    }
+
+    void add_text(size_t index, ResultTable::Column& column, std::string_view field,
+                  uint64_t line) {
+        if (!column.interned) {
+            column.chars += field;
+            column.ends.push_back(column.chars.size());
+            return;
+        }
+        // Sweeps write the same kernel (or status) many rows in a row: try the last one first.
+        uint32_t& last = last_code_[index];
+        if (last != UINT32_MAX && column.dictionary[last] == field) {
+            column.codes.push_back(last);
+            return;
+        }
+        auto& interner = interners_[index];
+        auto found = interner.find(field);
+        if (found == interner.end()) {
+            if (static_cast<int>(index) == status_column_ && !cell_status_from_string(field)) {
+                std::string allowed;
+                for (const auto& name : cell_status_names())
+                    allowed += (allowed.empty() ? "" : ", ") + name;
+                throw Error(column_location(column, line) + "unknown status \"" +
+                            std::string(field) + "\" (allowed: " + allowed + ")");
+            }
+            column.dictionary.emplace_back(field);
+            const auto code = static_cast<uint32_t>(column.dictionary.size() - 1);
+            found = interner.emplace(std::string_view(column.dictionary.back()), code).first;
+        }
+        last = found->second;
+        column.codes.push_back(last);
+    }
+
+    double parse_number(const ResultTable::Column& column, std::string_view field,
+                        uint64_t line) const {
+        if (field.empty() || field == "N/A" || field == "nan" || field == "NaN") return k_no_value;
+        const char* begin = field.data();
+        const char* end = begin + field.size();
+        int64_t integer = 0;
+        auto as_int = std::from_chars(begin, end, integer);
+        if (as_int.ec == std::errc() && as_int.ptr == end) return static_cast<double>(integer);
+        double real = 0;
+        auto as_real = std::from_chars(begin, end, real);
+        if (as_real.ec == std::errc() && as_real.ptr == end && column.type == ColumnType::Real)
+            return real;
+        throw Error(column_location(column, line) + "expected " +
+                    (column.type == ColumnType::Integer ? "an integer" : "a number") + ", got \"" +
+                    std::string(field) + "\"");
+    }
+
+    double parse_bool(const ResultTable::Column& column, std::string_view field,
+                      uint64_t line) const {
+        if (field.empty()) return k_no_value;
+        if (field == "true" || field == "True" || field == "TRUE" || field == "1") return 1.0;
+        if (field == "false" || field == "False" || field == "FALSE" || field == "0") return 0.0;
+        throw Error(column_location(column, line) + "expected true or false, got \"" +
+                    std::string(field) + "\"");
+    }
+
+    ResultTable& table_;
+    std::string path_;
+    std::vector<std::unordered_map<std::string_view, uint32_t>> interners_;
+    std::vector<uint32_t> last_code_;
+    int status_column_ = -1;
+};
+
+namespace {
+
+enum class RecordState { Complete, Incomplete };
+
+// Splits one record starting at `p` into fields. Quoted fields are unescaped into `scratch`.
+// Sets `next` past the record's line break and counts the line breaks inside quotes.
+class RecordSplitter {
+public:
+    RecordState split(const char* p, const char* end, const char*& next,
+                      std::vector<std::string_view>& fields, uint64_t& extra_lines,
+                      const std::string& path, uint64_t line) {
+        fields.clear();
+        used_scratch_ = 0;
+        extra_lines = 0;
+        for (;;) {
+            if (p < end && *p == '"') {
+                std::string& out = scratch();
+                ++p;
+                for (;;) {
+                    if (p >= end) return RecordState::Incomplete;
+                    if (*p == '"') {
+                        if (p + 1 >= end) return RecordState::Incomplete;
+                        if (p[1] == '"') {
+                            out += '"';
+                            p += 2;
+                            continue;
+                        }
+                        ++p;
+                        break;
+                    }
+                    if (*p == '\n') ++extra_lines;
+                    out += *p++;
+                }
+                fields.emplace_back(out);
+                if (p >= end) return RecordState::Incomplete;
+                if (*p == '\r' && p + 1 < end && p[1] == '\n') ++p;
+                if (*p == ',') {
+                    ++p;
+                    continue;
+                }
+                if (*p == '\n') {
+                    next = p + 1;
+                    return RecordState::Complete;
+                }
+                if (*p == '\r' && p + 1 >= end) return RecordState::Incomplete;
+                throw Error(path + ":" + std::to_string(line + extra_lines) + ": field " +
+                            std::to_string(fields.size()) +
+                            ": unexpected character after a closing quote");
+            }
+            const char* start = p;
+            while (p < end && *p != ',' && *p != '\n') ++p;
+            if (p >= end) return RecordState::Incomplete;
+            const char* stop = p;
+            if (*p == '\n' && stop > start && stop[-1] == '\r') --stop;
+            fields.emplace_back(start, static_cast<size_t>(stop - start));
+            if (*p == '\n') {
+                next = p + 1;
+                return RecordState::Complete;
+            }
+            ++p;
+        }
+    }
+
+private:
+    std::string& scratch() {
+        if (used_scratch_ == pool_.size()) pool_.emplace_back();
+        std::string& s = pool_[used_scratch_++];
+        s.clear();
+        return s;
+    }
+    std::deque<std::string> pool_;
+    size_t used_scratch_ = 0;
+};
+
+} // namespace
+
+CsvReadResult read_results_csv(const std::filesystem::path& path, const CsvReadOptions& options) {
+    CsvReadResult result;
+    const std::string name = path.string();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(name + ": cannot open: " + std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat info {};
+    ::fstat(fd, &info);
+    const uint64_t total = static_cast<uint64_t>(info.st_size);
+
+    CsvTableBuilder builder(result.table, name);
+    RecordSplitter splitter;
+    std::vector<std::string_view> fields;
+    std::vector<char> buffer(std::max<size_t>(options.chunk_bytes, 4096));
+    size_t begin = 0, filled = 0;
+    uint64_t consumed = 0; // file offset of buffer[begin]
+    uint64_t line = 1;
+    bool have_header = false, eof = false;
+
+    while (!eof || begin < filled) {
+        if (!eof) {
+            // Keep the unparsed tail, grow when one record fills the whole buffer.
+            std::memmove(buffer.data(), buffer.data() + begin, filled - begin);
+            filled -= begin;
+            begin = 0;
+            if (filled == buffer.size()) buffer.resize(buffer.size() * 2);
+            const ssize_t n = ::read(fd, buffer.data() + filled, buffer.size() - filled);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                throw Error(name + ": cannot read: " + std::strerror(errno));
+            }
+            if (n == 0) eof = true;
+            filled += static_cast<size_t>(n);
+        }
+        const char* const base = buffer.data();
+        const char* const end = base + filled;
+        while (begin < filled) {
+            const char* p = base + begin;
+            if (*p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n')) { // blank line
+                const size_t skip = *p == '\n' ? 1 : 2;
+                begin += skip;
+                consumed += skip;
+                ++line;
+                continue;
+            }
+            const char* next = nullptr;
+            uint64_t extra_lines = 0;
+            const RecordState state = splitter.split(p, end, next, fields, extra_lines, name, line);
+            if (state == RecordState::Incomplete) break;
+            if (!have_header) {
+                builder.set_header(fields, line);
+                have_header = true;
+            } else {
+                if (builder.rows() == 0) // size the columns once from the first row's length
+                    builder.reserve(total / std::max<uint64_t>(static_cast<uint64_t>(next - p), 1));
+                builder.add_row(fields, line);
+            }
+            const size_t length = static_cast<size_t>(next - p);
+            begin += length;
+            consumed += length;
+            line += 1 + extra_lines;
+        }
+        if (eof && begin < filled) {
+            result.warnings.push_back(builder.location(line) +
+                                      "the last line is truncated (no line break at the end of "
+                                      "the file; a writer was killed?): dropped " +
+                                      std::to_string(filled - begin) + " bytes");
+            break;
+        }
+        if (options.progress && !options.progress(consumed, total)) {
+            result.cancelled = true;
+            break;
+        }
+    }
+    if (!have_header && !result.cancelled && result.warnings.empty())
+        throw Error(name + ": the file is empty (no header line)");
+    if (!have_header && !result.cancelled) throw Error(name + ": no complete header line");
+    result.valid_bytes = consumed;
+    if (result.table.column("status"))
+        result.form = CsvForm::Full;
+    else if (result.table.column("dilation_h"))
+        result.form = CsvForm::Ck;
+    else
+        result.form = CsvForm::Seed;
+    return result;
+}
+
+} // namespace gconv

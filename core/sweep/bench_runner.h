@@ -1,0 +1,130 @@
+#pragma once
+// The benchmark phase of a sweep: runs cells (kernel x problem) in gconv-worker processes, one
+// worker per batch of cells of one problem, and turns every cell into exactly one ResultRow,
+// whatever the worker does (crash, hang, garbage, early exit). See docs/worker-protocol.md.
+#include "csv/csv_writer.h"
+#include "csv/result_row.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace gconv {
+
+struct BenchKernel {
+    std::string name;        // the CSV's `kernel` and the content key's identity
+    std::string code_object; // path of the compiled code object
+    std::string entry;
+    nlohmann::json config = nlohmann::json::object();
+    // Non-empty when the kernel did not compile (the head of the compiler log): its cells are
+    // recorded as compile_error, never run.
+    std::string compile_error;
+};
+
+struct BenchProblem {
+    Problem problem;
+    nlohmann::json json = nlohmann::json::object(); // sent to the worker as is
+    std::string key;                                // Problem::key(): the problem_key column
+    int64_t problem_idx = 0;                        // index in its set
+    std::string set;                                // registry key
+};
+
+struct BenchCell {
+    size_t kernel = 0;  // index into BenchPlan::kernels
+    size_t problem = 0; // index into BenchPlan::problems
+};
+
+struct BenchPlan {
+    std::string variant, dtype, arch, device, toolchain;
+    int warmup = 3;
+    int repeat = 10;
+    bool flush_l2 = false;
+    uint64_t seed = 0;
+    std::vector<BenchKernel> kernels;
+    std::vector<BenchProblem> problems;
+    std::vector<BenchCell> cells;
+};
+
+struct BenchProgress {
+    size_t done = 0;  // rows written plus cells skipped by resume
+    size_t total = 0; // every cell of the plan
+    size_t failures = 0;
+    const ResultRow* last = nullptr; // the row just written (null for a skipped cell)
+};
+
+class ResultSink {
+public:
+    virtual ~ResultSink() = default;
+    virtual void write(const ResultRow& row) = 0;
+    virtual void progress(const BenchProgress&) {}
+};
+
+// The usual sink: every row to a CsvWriter, progress to a callback.
+class CsvResultSink : public ResultSink {
+public:
+    explicit CsvResultSink(CsvWriter& writer,
+                           std::function<void(const BenchProgress&)> on_progress = {})
+        : writer_(writer), on_progress_(std::move(on_progress)) {}
+    void write(const ResultRow& row) override { writer_.write(row); }
+    void progress(const BenchProgress& p) override {
+        if (on_progress_) on_progress_(p);
+    }
+
+private:
+    CsvWriter& writer_;
+    std::function<void(const BenchProgress&)> on_progress_;
+};
+
+struct BenchOptions {
+    std::vector<std::string> worker_command;     // argv of gconv-worker (argv[0] = its path)
+    std::vector<std::string> worker_environment; // NAME=VALUE added to the worker's environment
+    std::filesystem::path worker_log;            // the workers' stderr is appended here
+    size_t batch_size = 20;
+    // Longest wait for the next line of a worker; restarts at each line (so at each "begin").
+    double kernel_timeout_s = 30.0;
+    std::chrono::milliseconds terminate_grace{500}; // SIGTERM to SIGKILL
+    // Returns a reason when the kernel cannot run the problem: recorded as unsupported, not run.
+    std::function<std::optional<std::string>(const BenchPlan&, const BenchCell&)> unsupported;
+    // Content keys already in the output (resume): those cells are skipped.
+    std::unordered_set<std::string> done_keys;
+};
+
+struct BenchSummary {
+    size_t cells_total = 0;
+    size_t skipped_done = 0; // resume
+    size_t rows_written = 0;
+    std::map<CellStatus, size_t> by_status;
+    size_t batches = 0;
+    size_t workers_started = 0;
+    std::vector<std::string> warnings; // e.g. invalid worker lines outside any cell
+
+    double wall_s = 0;         // the whole benchmark phase
+    double timed_gpu_s = 0;    // sum of latency_ms x repeat reported by workers
+    double cell_span_s = 0;    // sum of "begin" to "result" times
+    double worker_life_s = 0;  // sum of worker spawn to reap times
+    size_t cells_measured = 0; // results received from workers
+    // (wall - timed GPU) / cells measured: everything that is not timed kernel work.
+    double overhead_per_cell_ms = 0;
+    // Per worker: lifetime minus its cells' spans (start-up, request parsing, teardown).
+    double overhead_per_batch_ms = 0;
+    // Within cells: span minus timed GPU (warm-up, verification, allocation, event sync).
+    double in_cell_overhead_ms = 0;
+    double gpu_busy_share = 0; // timed GPU / wall
+};
+
+// Cell order in the output: resumed and unsupported cells first (no work), then batches
+// grouped by problem in order of first appearance, cells in plan order within a problem.
+BenchSummary run_benchmarks(const BenchPlan& plan, const BenchOptions& options, ResultSink& sink);
+
+// The content key of a cell (kernel name, problem key, arch, toolchain).
+std::string cell_content_key(const BenchPlan& plan, const BenchCell& cell);
+
+} // namespace gconv

@@ -1,0 +1,96 @@
+#pragma once
+// The contract between gconv-bench and gconv-worker (docs/worker-protocol.md).
+// The worker reads ONE request document on stdin, runs its cells in the order given, and writes
+// one flushed JSON line per event on stdout: "begin" before a cell's first launch (so a crash
+// is pinned on exactly that cell), "result" after it, "end" once all are done.
+#include "csv/result_row.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gconv {
+
+inline constexpr int k_worker_protocol_version = 1;
+inline constexpr int k_worker_exit_ok = 0;
+inline constexpr int k_worker_exit_bad_request = 2;
+// The GPU is unusable (sticky error): exits after reporting the cell; a new worker goes on.
+inline constexpr int k_worker_exit_sticky = 3;
+
+struct WorkerKernel {
+    int64_t id = 0;
+    std::string name;
+    std::string code_object; // path of the compiled code object
+    std::string entry;       // the kernel's entry symbol
+    nlohmann::json config = nlohmann::json::object();
+};
+
+struct WorkerProblem {
+    int64_t id = 0;
+    nlohmann::json problem = nlohmann::json::object(); // the Problem's fields
+};
+
+struct WorkerCell {
+    int64_t cell = 0; // the orchestrator's cell id, echoed in every event
+    int64_t kernel = 0;
+    int64_t problem = 0;
+};
+
+struct WorkerRequest {
+    int protocol = k_worker_protocol_version;
+    std::string variant;
+    std::string dtype;
+    int warmup = 3;
+    int repeat = 10;
+    bool flush_l2 = false;
+    uint64_t seed = 0;
+    std::vector<WorkerKernel> kernels;
+    std::vector<WorkerProblem> problems;
+    std::vector<WorkerCell> cells;
+};
+
+nlohmann::json to_json(const WorkerRequest& request);
+// Strict: unknown keys, wrong types, a missing field, a cell naming an unknown kernel or problem
+// id, repeated ids: throws gconv::Error naming the JSON path ("request.cells[3].kernel: ...").
+WorkerRequest worker_request_from_json(const nlohmann::json& document);
+WorkerRequest parse_worker_request(std::string_view text);
+
+// What a worker may report for a cell. crash, timeout and compile_error are the orchestrator's.
+bool worker_may_report(CellStatus status);
+
+struct WorkerCellResult {
+    CellStatus status = CellStatus::Ok;
+    double latency_ms = k_no_value; // mean of `repeat` timed launches
+    double latency_median_ms = k_no_value;
+    double tflops = k_no_value;
+    double gbps = k_no_value;
+    double cv = k_no_value; // coefficient of variation of the timed launches
+    std::optional<bool> non_zero;
+    double max_rel_err = k_no_value;
+    std::optional<bool> verified;
+    std::string error;
+};
+
+struct WorkerEvent {
+    enum class Kind { Begin, Result, End };
+    Kind kind = Kind::End;
+    int64_t cell = 0;        // Begin and Result
+    WorkerCellResult result; // Result
+};
+
+// One line, no line break. Absent numbers (NaN) and flags are left out.
+std::string format_worker_event(const WorkerEvent& event);
+
+struct WorkerLine {
+    std::optional<WorkerEvent> event;
+    std::string error; // when !event: what was wrong with the line
+};
+// Never throws: garbage, a wrong type, a missing or unknown field, a status a worker may not
+// report, an ok result without a positive latency: an error saying what was wrong.
+WorkerLine parse_worker_line(std::string_view line);
+
+} // namespace gconv

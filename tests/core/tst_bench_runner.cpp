@@ -1,0 +1,302 @@
+#include "csv/csv_reader.h"
+#include "sweep/bench_runner.h"
+
+#include <QtTest>
+
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+using namespace gconv;
+
+namespace {
+
+struct VectorSink : ResultSink {
+    std::vector<ResultRow> rows;
+    size_t last_done = 0;
+    void write(const ResultRow& row) override { rows.push_back(row); }
+    void progress(const BenchProgress& p) override { last_done = p.done; }
+};
+
+// Kernel k of a plan is "fk<k>" plus its tag (a gconv-fake-worker behaviour).
+BenchPlan make_plan(int kernels, int problems, const std::map<int, std::string>& tags,
+                    std::mt19937_64& rng) {
+    BenchPlan plan;
+    plan.variant = "forward";
+    plan.dtype = "bf16";
+    plan.arch = "fake_arch";
+    plan.toolchain = "t" + std::to_string(rng() % 1000);
+    plan.repeat = 10;
+    for (int k = 0; k < kernels; ++k) {
+        auto tag = tags.find(k);
+        plan.kernels.push_back({"fk" + std::to_string(k) + (tag != tags.end() ? tag->second : ""),
+                                "/nonexistent.co", "entry", nlohmann::json::object()});
+    }
+    for (int p = 0; p < problems; ++p) {
+        BenchProblem bp;
+        bp.problem.N = 1 + static_cast<int64_t>(rng() % 8);
+        bp.problem.G = 1 + static_cast<int64_t>(rng() % 4);
+        bp.problem.C = bp.problem.G * (1 + static_cast<int64_t>(rng() % 32));
+        bp.problem.K = bp.problem.G * (1 + static_cast<int64_t>(rng() % 32));
+        bp.problem.Hi = bp.problem.Wi = 4 + static_cast<int64_t>(rng() % 60);
+        bp.problem.Y = bp.problem.X = 3;
+        bp.json = {{"N", bp.problem.N},
+                   {"C", bp.problem.C},
+                   {"K", bp.problem.K},
+                   {"G", bp.problem.G},
+                   {"Hi", bp.problem.Hi},
+                   {"Wi", bp.problem.Wi},
+                   {"Y", 3},
+                   {"X", 3}};
+        bp.key = bp.json.dump() + "#" + std::to_string(p);
+        bp.problem_idx = p;
+        plan.problems.push_back(bp);
+    }
+    // Interleave problems so grouping by problem is exercised.
+    for (int k = 0; k < kernels; ++k)
+        for (int p = 0; p < problems; ++p)
+            plan.cells.push_back({static_cast<size_t>(k), static_cast<size_t>(p)});
+    return plan;
+}
+
+std::string status_of(const std::vector<ResultRow>& rows, const std::string& kernel,
+                      int64_t problem) {
+    for (const auto& r : rows)
+        if (r.kernel == kernel && r.problem_idx == problem) return std::string(to_string(r.status));
+    return "missing";
+}
+
+} // namespace
+
+class TestBenchRunner : public QObject {
+    Q_OBJECT
+
+    std::mt19937_64 rng{std::random_device{}()};
+    QTemporaryDir dir;
+
+    BenchOptions options(double timeout = 5.0, size_t batch = 20) {
+        BenchOptions o;
+        o.worker_command = {GCONV_FAKE_WORKER};
+        o.worker_log = dir.filePath("worker.log").toStdString();
+        o.batch_size = batch;
+        o.kernel_timeout_s = timeout;
+        o.terminate_grace = std::chrono::milliseconds(200);
+        return o;
+    }
+
+    // Every cell exactly once; returns status per (kernel index, problem).
+    void check_each_cell_once(const BenchPlan& plan, const std::vector<ResultRow>& rows) {
+        std::set<std::string> keys;
+        for (const auto& r : rows) QVERIFY2(keys.insert(r.content_key).second, r.kernel.c_str());
+        QCOMPARE(rows.size(), plan.cells.size());
+        for (const auto& cell : plan.cells) QVERIFY(keys.count(cell_content_key(plan, cell)));
+    }
+
+private slots:
+    void allSucceedGroupedByProblem() {
+        const int kernels = 5 + static_cast<int>(rng() % 4), problems = 3;
+        BenchPlan plan = make_plan(kernels, problems, {}, rng);
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, options(5.0, 4), sink);
+        check_each_cell_once(plan, sink.rows);
+        for (const auto& r : sink.rows) {
+            QCOMPARE(r.status, CellStatus::Ok);
+            QVERIFY(r.latency_ms > 0 && r.tflops > 0 && r.non_zero);
+            QCOMPARE(r.verified, std::optional<bool>(true));
+        }
+        // Rows come out grouped by problem.
+        for (size_t i = 1; i < sink.rows.size(); ++i)
+            QVERIFY(sink.rows[i].problem_idx >= sink.rows[i - 1].problem_idx);
+        const size_t per_problem = (kernels + 3) / 4;
+        QCOMPARE(s.batches, per_problem * problems);
+        QCOMPARE(s.workers_started, s.batches);
+        QCOMPARE(s.cells_measured, plan.cells.size());
+        QVERIFY(s.timed_gpu_s > 0 && s.overhead_per_batch_ms > 0);
+        QCOMPARE(sink.last_done, plan.cells.size());
+    }
+
+    void everyMisbehaviourLandsOnce_data() {
+        QTest::addColumn<QString>("tag");
+        QTest::addColumn<QString>("status");
+        QTest::addColumn<QString>("needle");
+        QTest::newRow("fail") << "@fail"
+                              << "fail"
+                              << "tolerance";
+        QTest::newRow("abort") << "@crash"
+                               << "crash"
+                               << "signal 6";
+        QTest::newRow("segv") << "@segv"
+                              << "crash"
+                              << "signal 11";
+        QTest::newRow("exit mid cell") << "@exitmid"
+                                       << "crash"
+                                       << "exit code 1";
+        QTest::newRow("garbage") << "@garbage"
+                                 << "error"
+                                 << "not a JSON line";
+        QTest::newRow("truncated") << "@truncate"
+                                   << "error"
+                                   << "truncated worker output";
+        QTest::newRow("early exit") << "@exit"
+                                    << "error"
+                                    << "exited (exit code 0) before reporting";
+        QTest::newRow("sticky") << "@sticky"
+                                << "error"
+                                << "sticky";
+        QTest::newRow("oom") << "@oom"
+                             << "oom"
+                             << "out of memory";
+        QTest::newRow("hang") << "@hang"
+                              << "timeout"
+                              << "--kernel-timeout";
+    }
+    void everyMisbehaviourLandsOnce() {
+        QFETCH(QString, tag);
+        QFETCH(QString, status);
+        QFETCH(QString, needle);
+        const int kernels = 6, bad = 1 + static_cast<int>(rng() % 4);
+        const int problems = tag == "@hang" ? 1 : 2;
+        BenchPlan plan = make_plan(kernels, problems, {{bad, tag.toStdString()}}, rng);
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, options(1.0), sink);
+        check_each_cell_once(plan, sink.rows);
+        for (const auto& r : sink.rows) {
+            const bool is_bad = r.kernel == plan.kernels[bad].name;
+            QCOMPARE(QString::fromStdString(std::string(to_string(r.status))),
+                     is_bad ? status : QString("ok"));
+            if (is_bad) {
+                QVERIFY2(QString::fromStdString(r.error).contains(needle), r.error.c_str());
+                if (r.status != CellStatus::Fail)
+                    QVERIFY(!has_value(r.latency_ms) || r.status == CellStatus::Oom);
+            }
+        }
+        QCOMPARE(s.by_status.at(CellStatus::Ok), plan.cells.size() - problems);
+        // The cells after the bad one ran in a new worker (except for a clean "fail" or "oom").
+        if (status == "crash" || status == "timeout" || tag == "@garbage")
+            QVERIFY(s.workers_started > s.batches);
+    }
+
+    void unsupportedCellsAreNotRun() {
+        BenchPlan plan = make_plan(4, 3, {{2, "@crash"}}, rng);
+        BenchOptions o = options();
+        o.unsupported = [](const BenchPlan&, const BenchCell& c) -> std::optional<std::string> {
+            if (c.kernel == 2) return "tile does not divide the problem";
+            return std::nullopt;
+        };
+        VectorSink sink;
+        run_benchmarks(plan, o, sink);
+        check_each_cell_once(plan, sink.rows);
+        for (int p = 0; p < 3; ++p) {
+            QCOMPARE(status_of(sink.rows, plan.kernels[2].name, p), std::string("unsupported"));
+            QCOMPARE(status_of(sink.rows, "fk0", p), std::string("ok"));
+        }
+    }
+
+    void resumeSkipsDoneKeys() {
+        BenchPlan plan = make_plan(5, 2, {}, rng);
+        BenchOptions o = options();
+        std::set<size_t> done;
+        for (size_t i = 0; i < plan.cells.size(); ++i)
+            if (rng() % 2) {
+                done.insert(i);
+                o.done_keys.insert(cell_content_key(plan, plan.cells[i]));
+            }
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, o, sink);
+        QCOMPARE(s.skipped_done, done.size());
+        QCOMPARE(sink.rows.size(), plan.cells.size() - done.size());
+        for (const auto& r : sink.rows) QVERIFY(!o.done_keys.count(r.content_key));
+    }
+
+    void missingWorkerGivesErrorRows() {
+        BenchPlan plan = make_plan(2, 1, {}, rng);
+        BenchOptions o = options();
+        o.worker_command = {dir.filePath("no-such-worker").toStdString()};
+        VectorSink sink;
+        run_benchmarks(plan, o, sink);
+        QCOMPARE(sink.rows.size(), size_t{2});
+        for (const auto& r : sink.rows) {
+            QCOMPARE(r.status, CellStatus::Error);
+            QVERIFY2(QString::fromStdString(r.error).contains("no-such-worker"), r.error.c_str());
+        }
+    }
+
+    // kill -9 of the orchestrator mid-sweep, then --resume: no finished cell re-run, none lost.
+    void resumeAfterKill9() {
+        const QString csv = dir.filePath("sweep.csv"), log = dir.filePath("ran.log");
+        const int kernels = 6, problems = 8;
+        const QStringList args = {"--worker",     GCONV_FAKE_WORKER,
+                                  "--output",     csv,
+                                  "--kernels",    QString::number(kernels),
+                                  "--problems",   QString::number(problems),
+                                  "--batch-size", "4"};
+        auto env_for = [&](const char* tag) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("GCONV_FAKE_LOG", log);
+            env.insert("GCONV_FAKE_TAG", tag);
+            env.insert("GCONV_FAKE_DELAY_MS", "40");
+            return env;
+        };
+        QProcess first;
+        first.setProcessEnvironment(env_for("run1"));
+        first.start(GCONV_SWEEP_DRIVER, args);
+        QVERIFY(first.waitForStarted());
+        const int kill_after = 10 + static_cast<int>(rng() % 10);
+        QElapsedTimer timer;
+        timer.start();
+        for (;;) {
+            QFile f(csv);
+            if (f.open(QIODevice::ReadOnly) && f.readAll().count('\n') > kill_after) break;
+            QVERIFY2(timer.elapsed() < 20000, "the first run wrote too few rows");
+            QVERIFY2(first.state() == QProcess::Running, "the first run ended before the kill");
+            QThread::msleep(5);
+        }
+        ::kill(static_cast<pid_t>(first.processId()), SIGKILL);
+        QVERIFY(first.waitForFinished());
+        QThread::msleep(100); // the worker dies with its parent (PDEATHSIG)
+
+        const CsvReadResult after_kill = read_results_csv(csv.toStdString());
+        std::set<std::string> finished; // "kernel/problem" of rows written by run 1
+        for (size_t i = 0; i < after_kill.table.rows(); ++i) {
+            const ResultRow r = after_kill.table.row(i);
+            finished.insert(r.kernel + "/" + std::to_string(r.problem_idx));
+        }
+        QVERIFY(finished.size() >= static_cast<size_t>(kill_after));
+        QVERIFY(finished.size() < static_cast<size_t>(kernels * problems));
+
+        QProcess second;
+        second.setProcessEnvironment(env_for("run2"));
+        second.start(GCONV_SWEEP_DRIVER, QStringList(args) << "--resume");
+        QVERIFY(second.waitForFinished(30000));
+        QVERIFY2(second.exitCode() == 0, second.readAllStandardError().constData());
+
+        // Cells the worker ran in the second run (cell id = problem * kernels + kernel).
+        std::ifstream ran(log.toStdString());
+        std::string tag, kernel;
+        long long cell = 0;
+        size_t rerun = 0, second_cells = 0;
+        while (ran >> tag >> cell >> kernel) {
+            if (tag != "run2") continue;
+            ++second_cells;
+            const std::string id = kernel + "/" + std::to_string(cell / kernels);
+            if (finished.count(id)) ++rerun;
+        }
+        QCOMPARE(rerun, size_t{0});
+        QCOMPARE(second_cells + finished.size(), static_cast<size_t>(kernels * problems));
+
+        const CsvReadResult final_read = read_results_csv(csv.toStdString());
+        QVERIFY(final_read.warnings.empty());
+        QCOMPARE(final_read.table.rows(), static_cast<size_t>(kernels * problems));
+        std::set<std::string> all;
+        for (size_t i = 0; i < final_read.table.rows(); ++i) {
+            const ResultRow r = final_read.table.row(i);
+            QCOMPARE(r.status, CellStatus::Ok);
+            QVERIFY(all.insert(r.kernel + "/" + std::to_string(r.problem_idx)).second);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestBenchRunner)
+#include "tst_bench_runner.moc"

@@ -1,0 +1,146 @@
+#include "sweep/worker_protocol.h"
+#include "util/error.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace gconv;
+
+class TestWorkerProtocol : public QObject {
+    Q_OBJECT
+
+    std::mt19937_64 rng{std::random_device{}()};
+
+    int64_t some_id() { return static_cast<int64_t>(rng() % 100000) + 1; }
+
+    WorkerRequest random_request() {
+        WorkerRequest r;
+        r.variant = "bwd_weight";
+        r.dtype = "fp16";
+        r.warmup = static_cast<int>(rng() % 5) + 1;
+        r.repeat = static_cast<int>(rng() % 50) + 1;
+        r.flush_l2 = rng() % 2;
+        r.seed = rng();
+        const int64_t k = some_id(), p = some_id();
+        r.kernels.push_back({k,
+                             "kernel_" + std::to_string(k),
+                             "/tmp/k.co",
+                             "entry_k",
+                             {{"tile_m", static_cast<int>(rng() % 256) + 16}}});
+        r.problems.push_back({p, {{"N", static_cast<int>(rng() % 64) + 1}, {"C", 64}}});
+        for (int c = 0; c < 3; ++c) r.cells.push_back({some_id() * 10 + c, k, p});
+        return r;
+    }
+
+    void expect_request_error(nlohmann::json document, const QString& needle) {
+        try {
+            worker_request_from_json(document);
+            QFAIL("no error thrown");
+        } catch (const Error& e) {
+            QVERIFY2(QString(e.what()).contains(needle), e.what());
+        }
+    }
+
+private slots:
+    void requestRoundTrip() {
+        const WorkerRequest in = random_request();
+        const WorkerRequest out = parse_worker_request(to_json(in).dump());
+        QCOMPARE(out.variant, in.variant);
+        QCOMPARE(out.dtype, in.dtype);
+        QCOMPARE(out.warmup, in.warmup);
+        QCOMPARE(out.repeat, in.repeat);
+        QCOMPARE(out.flush_l2, in.flush_l2);
+        QCOMPARE(out.seed, in.seed);
+        QCOMPARE(out.kernels.size(), size_t{1});
+        QCOMPARE(out.kernels[0].name, in.kernels[0].name);
+        QCOMPARE(out.kernels[0].config, in.kernels[0].config);
+        QCOMPARE(out.problems[0].problem, in.problems[0].problem);
+        QCOMPARE(out.cells.size(), in.cells.size());
+        for (size_t i = 0; i < in.cells.size(); ++i) QCOMPARE(out.cells[i].cell, in.cells[i].cell);
+    }
+
+    void requestIsStrict() {
+        auto base = to_json(random_request());
+        auto extra = base;
+        extra["surprise"] = 1;
+        expect_request_error(extra, "unknown key \"surprise\"");
+        auto wrong_type = base;
+        wrong_type["warmup"] = "3";
+        expect_request_error(wrong_type, "request.warmup: expected an integer");
+        auto bad_kernel = base;
+        bad_kernel["cells"][1]["kernel"] = -5;
+        expect_request_error(bad_kernel, "request.cells[1].kernel: no kernel has id -5");
+        auto missing = base;
+        missing["kernels"][0].erase("entry");
+        expect_request_error(missing, "request.kernels[0]: missing \"entry\"");
+        auto version = base;
+        version["protocol"] = 2;
+        expect_request_error(version, "version 2 is not supported");
+        QVERIFY_THROWS_EXCEPTION(Error, parse_worker_request("{not json"));
+    }
+
+    void eventsRoundTrip() {
+        WorkerEvent result{WorkerEvent::Kind::Result, some_id(), {}};
+        std::uniform_real_distribution<double> u(0.001, 10.0);
+        result.result.status = CellStatus::Fail;
+        result.result.latency_ms = u(rng);
+        result.result.tflops = u(rng);
+        result.result.cv = u(rng);
+        result.result.verified = false;
+        result.result.non_zero = true;
+        result.result.error = "bad, \"very\" bad\nsecond line";
+        const std::string text = format_worker_event(result);
+        QVERIFY(text.find('\n') == std::string::npos);
+        const WorkerLine back = parse_worker_line(text);
+        QVERIFY2(back.event.has_value(), back.error.c_str());
+        QCOMPARE(back.event->cell, result.cell);
+        QCOMPARE(back.event->result.status, CellStatus::Fail);
+        QCOMPARE(back.event->result.latency_ms, result.result.latency_ms);
+        QCOMPARE(back.event->result.tflops, result.result.tflops);
+        QVERIFY(std::isnan(back.event->result.gbps));
+        QCOMPARE(back.event->result.verified, std::optional<bool>(false));
+        QCOMPARE(back.event->result.error, result.result.error);
+
+        const WorkerLine begin =
+            parse_worker_line(format_worker_event({WorkerEvent::Kind::Begin, 42, {}}));
+        QVERIFY(begin.event && begin.event->kind == WorkerEvent::Kind::Begin &&
+                begin.event->cell == 42);
+        const WorkerLine end = parse_worker_line("{\"event\":\"end\"}");
+        QVERIFY(end.event && end.event->kind == WorkerEvent::Kind::End);
+    }
+
+    void garbageLinesAreErrors_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("needle");
+        QTest::newRow("not json") << "hello from the GPU"
+                                  << "not a JSON line";
+        QTest::newRow("array") << "[1,2]"
+                               << "expected an object";
+        QTest::newRow("unknown event") << "{\"event\":\"boom\",\"cell\":1}"
+                                       << "unknown event";
+        QTest::newRow("cell string") << "{\"event\":\"begin\",\"cell\":\"1\"}"
+                                     << "cell: expected an integer";
+        QTest::newRow("extra key") << "{\"event\":\"begin\",\"cell\":1,\"x\":2}"
+                                   << "unknown key \"x\"";
+        QTest::newRow("crash status") << "{\"event\":\"result\",\"cell\":1,\"status\":\"crash\"}"
+                                      << "not a status a worker may report";
+        QTest::newRow("ok no latency") << "{\"event\":\"result\",\"cell\":1,\"status\":\"ok\"}"
+                                       << "needs a positive latency_ms";
+        QTest::newRow("latency string")
+            << "{\"event\":\"result\",\"cell\":1,\"status\":\"ok\",\"latency_ms\":\"fast\"}"
+            << "latency_ms: expected a number";
+        QTest::newRow("truncated") << "{\"event\":\"result\",\"cell\":1,\"sta"
+                                   << "not a JSON line";
+    }
+    void garbageLinesAreErrors() {
+        QFETCH(QString, line);
+        QFETCH(QString, needle);
+        const WorkerLine parsed = parse_worker_line(line.toStdString());
+        QVERIFY(!parsed.event);
+        QVERIFY2(QString::fromStdString(parsed.error).contains(needle), parsed.error.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestWorkerProtocol)
+#include "tst_worker_protocol.moc"
