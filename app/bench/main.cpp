@@ -87,7 +87,7 @@ fs::path self_dir() {
 
 // The GPU is asked about in a child process, so this one never initialises a GPU runtime.
 nlohmann::json query_device(const std::string& worker, int device) {
-    const std::string command = "'" + worker + "' --query --device " + std::to_string(device) + " 2>&1";
+    const std::string command = "'" + worker + "' --query --device " + std::to_string(device) + " </dev/null 2>&1";
     std::FILE* pipe = ::popen(command.c_str(), "r");
     if (!pipe) throw Error("cannot start " + worker + " --query");
     std::string text;

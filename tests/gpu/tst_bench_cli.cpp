@@ -1,0 +1,219 @@
+// gconv-bench end to end with the fake worker (no GPU): flags and messages, the CSV, progress
+// events, the seed schema, provenance, and --resume after the orchestrator is killed.
+#include "test_paths.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+#include <csignal>
+
+class TestBenchCli : public QObject {
+    Q_OBJECT
+
+    struct Result {
+        int code;
+        QString out;
+        QString err;
+    };
+
+    QTemporaryDir dir_;
+    QString cache_;
+
+    QStringList sweep_args(const QString& output) {
+        return {"--variant", "forward", "--arch", "sm_90", "--problems", "forward_2d_test_validation", "--output", output,
+                "--max-kernels", "3", "--workers", "2", "--filter", "c.pipeline == 'compv3'", "--worker",
+                gconv::test::binary_path("tests/gconv-fake-worker"), "--cache-dir", cache_, "--progress", "none"};
+    }
+
+    Result run(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(gconv::test::tool_path("gconv-bench"), args);
+        if (!p.waitForFinished(300000)) return {-1, {}, "did not finish"};
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError())};
+    }
+
+    // Split on commas: enough for the columns these tests read, which all come before the first
+    // quoted field (problem_key); a complete row has at least as many pieces as the header.
+    static QList<QStringList> csv_rows(const QString& path) {
+        QFile f(path);
+        QList<QStringList> rows;
+        if (!f.open(QIODevice::ReadOnly)) return rows;
+        for (const QByteArray& line : f.readAll().split('\n'))
+            if (!line.isEmpty()) rows << QString::fromUtf8(line).split(',');
+        return rows;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        cache_ = dir_.filePath("cache");
+        if (!QFile::exists(gconv::test::tool_path("gconv-bench"))) QSKIP("gconv-bench is not built (no GPU platform)");
+    }
+
+    void help_documents_the_flags() {
+        const auto r = run({"--help"});
+        QCOMPARE(r.code, 0);
+        for (const char* flag : {"--variant", "--problems", "--output", "--config", "--arch", "--workers", "--filter",
+                                 "--max-kernels", "--batch-size", "--kernel-timeout", "--warmup", "--repeat", "--resume",
+                                 "--build-only", "--devices", "--progress", "--csv-schema"})
+            QVERIFY2(r.out.contains(flag), flag);
+    }
+
+    void bad_command_lines_exit_2() {
+        QCOMPARE(run({"--bogus"}).code, 2);
+        auto r = run({"--problems", "x", "--output", "o.csv"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--variant is required"), qPrintable(r.err));
+        r = run({"--variant", "sideways", "--problems", "x", "--output", "o.csv"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("forward, bwd_data, bwd_weight"), qPrintable(r.err));
+        QCOMPARE(run({"--variant", "forward", "--output", "o.csv"}).code, 2);
+    }
+
+    void unknown_registry_key_lists_the_known_ones() {
+        QStringList args = sweep_args(dir_.filePath("unknown.csv"));
+        args[args.indexOf("--problems") + 1] = "forward_2d_no_such_set";
+        const auto r = run(args);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("forward_2d_no_such_set") && r.err.contains("forward_2d_test_validation"), qPrintable(r.err));
+    }
+
+    void unwritable_output_is_refused_before_the_build() {
+        const auto r = run(sweep_args("/nonexistent-dir/out.csv"));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("/nonexistent-dir/out.csv"), qPrintable(r.err));
+    }
+
+    void every_cell_lands_once_with_provenance() {
+        const QString out = dir_.filePath("sweep.csv");
+        const auto r = run(sweep_args(out));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto rows = csv_rows(out);
+        QVERIFY(rows.size() > 1);
+        const QStringList header = rows[0];
+        const int kernel = header.indexOf("kernel"), idx = header.indexOf("problem_idx"), status = header.indexOf("status");
+        QSet<QString> cells;
+        int ok = 0;
+        for (int i = 1; i < rows.size(); ++i) {
+            QVERIFY2(!cells.contains(rows[i][kernel] + "#" + rows[i][idx]), "a cell was written twice");
+            cells.insert(rows[i][kernel] + "#" + rows[i][idx]);
+            ok += rows[i][status] == "ok";
+        }
+        QCOMPARE(cells.size(), 3 * 22);
+        QVERIFY(ok > 0);
+        QFile meta(out + ".meta.json");
+        QVERIFY(meta.open(QIODevice::ReadOnly));
+        const auto doc = QJsonDocument::fromJson(meta.readAll()).object();
+        QCOMPARE(doc["state"].toString(), QString("finished"));
+        QVERIFY(doc["toolchain"].toString().contains("nvrtc"));
+        QVERIFY(doc["config"].toObject()["sha256"].toString().size() == 64);
+        QVERIFY(doc["problem_sets"].toObject().contains("forward_2d_test_validation"));
+        QVERIFY(QFile::exists(out + ".worker.log"));
+    }
+
+    void jsonl_progress_is_one_event_per_line() {
+        QStringList args = sweep_args(dir_.filePath("jsonl.csv"));
+        args[args.indexOf("--progress") + 1] = "jsonl";
+        const auto r = run(args);
+        QCOMPARE(r.code, 0);
+        QSet<QString> phases;
+        int cells = 0, summaries = 0;
+        for (const QString& line : r.out.split('\n', Qt::SkipEmptyParts)) {
+            QJsonParseError error;
+            const auto e = QJsonDocument::fromJson(line.toUtf8(), &error).object();
+            QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(line));
+            const QString kind = e["event"].toString();
+            if (kind == "phase") phases << e["phase"].toString();
+            cells += kind == "cell";
+            summaries += kind == "summary";
+        }
+        QCOMPARE(phases, (QSet<QString>{"build", "benchmark"}));
+        QCOMPARE(cells, 3 * 22);
+        QCOMPARE(summaries, 1);
+    }
+
+    void seed_schema_has_exactly_the_seed_columns() {
+        QStringList args = sweep_args(dir_.filePath("seed.csv"));
+        args << "--csv-schema" << "seed";
+        QCOMPARE(run(args).code, 0);
+        const auto rows = csv_rows(dir_.filePath("seed.csv"));
+        QVERIFY(!rows.isEmpty());
+        QCOMPARE(rows[0], QString("kernel,problem_idx,N,C,K,G,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,latency_ms,tflops,non_zero")
+                              .split(','));
+        for (int i = 1; i < rows.size(); ++i)
+            if (rows[i].size() == rows[0].size() && rows[i][14] == "N/A") QCOMPARE(rows[i][15], QString("0"));
+    }
+
+    void resume_after_kill_loses_and_repeats_nothing() {
+        const QString out = dir_.filePath("resume.csv");
+        const QString log1 = dir_.filePath("fake1.log"), log2 = dir_.filePath("fake2.log");
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("GCONV_FAKE_DELAY_MS", "40");
+        env.insert("GCONV_FAKE_LOG", log1);
+        QStringList args = sweep_args(out);
+        args << "--batch-size" << "5";
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(gconv::test::tool_path("gconv-bench"), args);
+        QVERIFY(p.waitForStarted());
+        // Kill once some cells of the benchmark phase are on disk.
+        for (int i = 0; i < 600 && csv_rows(out).size() < 40; ++i) QThread::msleep(50);
+        const int before_kill = csv_rows(out).size() - 1;
+        QVERIFY2(before_kill > 0, "no rows before the kill");
+        ::kill(pid_t(p.processId()), SIGKILL);
+        p.waitForFinished();
+        const auto first = csv_rows(out);
+        const int kept = first.size() - 1;
+        QVERIFY(kept < 3 * 22);
+
+        env.insert("GCONV_FAKE_LOG", log2);
+        env.insert("GCONV_FAKE_DELAY_MS", "0");
+        args << "--resume";
+        const auto r = run(args, env);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto rows = csv_rows(out);
+        const int kernel = rows[0].indexOf("kernel"), idx = rows[0].indexOf("problem_idx");
+        QSet<QString> cells;
+        for (int i = 1; i < rows.size(); ++i) {
+            QVERIFY2(rows[i].size() >= rows[0].size() - 1, "a torn line survived the resume");
+            const QString cell = rows[i][kernel] + "#" + rows[i][idx];
+            QVERIFY2(!cells.contains(cell), qPrintable("cell written twice: " + cell));
+            cells.insert(cell);
+        }
+        QCOMPARE(cells.size(), 3 * 22);
+        // The first rows survive unchanged, and the second run's workers ran only new cells.
+        for (int i = 1; i < first.size(); ++i)
+            if (first[i].size() >= first[0].size()) QCOMPARE(rows[i], first[i]);
+        QFile f2(log2);
+        const int rerun = f2.open(QIODevice::ReadOnly) ? f2.readAll().count('\n') : 0;
+        QFile f1(log1);
+        QVERIFY(f1.open(QIODevice::ReadOnly));
+        int ok_or_fail_first = 0;
+        const int status = rows[0].indexOf("status");
+        for (int i = 1; i < first.size(); ++i)
+            if (first[i].size() >= first[0].size() && (first[i][status] == "ok" || first[i][status] == "fail")) ++ok_or_fail_first;
+        int ran_total = 0;
+        for (int i = 1; i < rows.size(); ++i) ran_total += rows[i][status] == "ok" || rows[i][status] == "fail";
+        QCOMPARE(rerun, ran_total - ok_or_fail_first);
+    }
+
+    void build_only_compiles_and_stops() {
+        QStringList args = sweep_args(dir_.filePath("build.csv"));
+        args << "--build-only";
+        const auto r = run(args);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("cached"), qPrintable(r.err));
+        QVERIFY(csv_rows(dir_.filePath("build.csv")).isEmpty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestBenchCli)
+#include "tst_bench_cli.moc"
