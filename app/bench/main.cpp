@@ -41,43 +41,60 @@ namespace fs = std::filesystem;
 CliArgs make_cli() {
     const std::string cores = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
     return CliArgs(
-        "gconv-bench", "--variant forward|bwd_data|bwd_weight --problems KEY[,KEY...] --output FILE.csv [options]",
+        "gconv-bench",
+        "--variant forward|bwd_data|bwd_weight --problems KEY[,KEY...] --output FILE.csv [options]",
         {
             {"--variant", "V", "forward, bwd_data or bwd_weight (required)", ""},
-            {"--problems", "KEYS", "problem-set registry keys, comma-separated (problems/<key>.json)", ""},
-            {"--problems-file", "FILE", "a problem-set file of your own, instead of or besides --problems", ""},
+            {"--problems", "KEYS",
+             "problem-set registry keys, comma-separated (problems/<key>.json)", ""},
+            {"--problems-file", "FILE",
+             "a problem-set file of your own, instead of or besides --problems", ""},
             {"--output", "FILE", "results CSV (required); overwritten unless --resume", ""},
-            {"--config", "FILE", "trait config", "configs/forward_bf16.json, bwd_data.json or bwd_weight.json by variant"},
-            {"--arch", "ARCH", "target architecture, or auto to ask the GPU (through a worker process)", "auto"},
+            {"--config", "FILE", "trait config",
+             "configs/forward_bf16.json, bwd_data.json or bwd_weight.json by variant"},
+            {"--arch", "ARCH",
+             "target architecture, or auto to ask the GPU (through a worker process)", "auto"},
             {"--workers", "N", "parallel compiler threads of the build phase", cores},
             {"--filter", "EXPR", "keep kernels for which EXPR holds (docs/filter-language.md)", ""},
             {"--filter-file", "FILE", "one filter expression per line, AND-ed", ""},
             {"--max-kernels", "N", "keep at most the first N kernels of the filtered pool", "all"},
             {"--batch-size", "N", "cells per worker process", "20"},
-            {"--kernel-timeout", "S", "seconds a cell may run before its worker is killed (timeout row)", "30"},
+            {"--kernel-timeout", "S",
+             "seconds a cell may run before its worker is killed (timeout row)", "30"},
             {"--warmup", "N", "untimed launches per cell", "3"},
             {"--repeat", "N", "timed launches per cell", "10"},
             {"--flush-l2", "", "flush the L2 between timed launches (small problems)", ""},
             {"--seed", "N", "seed of the random inputs", "1"},
-            {"--resume", "", "keep the cells already in --output (same kernel, problem, arch, toolchain) and run the rest", ""},
+            {"--resume", "",
+             "keep the cells already in --output (same kernel, problem, arch, toolchain) and run "
+             "the rest",
+             ""},
             {"--build-only", "", "stop after the build phase", ""},
             {"--devices", "LIST", "GPU indices to use (one GPU today)", "0"},
-            {"--progress", "MODE", "bar (a terminal progress bar), jsonl (one JSON event per line on stdout) or none", "bar"},
-            {"--csv-schema", "FORM", "full (gconv's columns) or seed (exactly the seed README's columns)", "full"},
+            {"--progress", "MODE",
+             "bar (a terminal progress bar), jsonl (one JSON event per line on stdout) or none",
+             "bar"},
+            {"--csv-schema", "FORM",
+             "full (gconv's columns) or seed (exactly the seed README's columns)", "full"},
             {"--worker", "PATH", "worker executable", "gconv-worker next to gconv-bench"},
-            {"--cache-dir", "DIR", "kernel cache", "$GCONV_CACHE_DIR or $XDG_CACHE_HOME/gconv/kernels"},
+            {"--cache-dir", "DIR", "kernel cache",
+             "$GCONV_CACHE_DIR or $XDG_CACHE_HOME/gconv/kernels"},
             {"--help", "", "show this help", ""},
         });
 }
 
-const char* k_details =
-    "Phases: build (enumerate, filter, compile in parallel through the cache; compile failures become\n"
-    "compile_error rows) and benchmark (batches of cells of one problem per gconv-worker process, one at a\n"
-    "time per GPU; a crash marks only the cell in flight, a hang past --kernel-timeout is killed and\n"
-    "marked timeout). Every row is flushed as written; the workers' stderr goes to FILE.csv.worker.log and\n"
-    "provenance to FILE.csv.meta.json.\n\n"
-    "exit status: 0 sweep finished (failed cells are rows, not errors), 1 bad input or a failed phase,\n"
-    "2 bad command line.\n";
+const char* k_details = "Phases: build (enumerate, filter, compile in parallel through the cache; "
+                        "compile failures become\n"
+                        "compile_error rows) and benchmark (batches of cells of one problem per "
+                        "gconv-worker process, one at a\n"
+                        "time per GPU; a crash marks only the cell in flight, a hang past "
+                        "--kernel-timeout is killed and\n"
+                        "marked timeout). Every row is flushed as written; the workers' stderr "
+                        "goes to FILE.csv.worker.log and\n"
+                        "provenance to FILE.csv.meta.json.\n\n"
+                        "exit status: 0 sweep finished (failed cells are rows, not errors), 1 bad "
+                        "input or a failed phase,\n"
+                        "2 bad command line.\n";
 
 fs::path self_dir() {
     std::error_code ec;
@@ -87,12 +104,14 @@ fs::path self_dir() {
 
 // The GPU is asked about in a child process, so this one never initialises a GPU runtime.
 nlohmann::json query_device(const std::string& worker, int device) {
-    const std::string command = "'" + worker + "' --query --device " + std::to_string(device) + " </dev/null 2>&1";
+    const std::string command =
+        "'" + worker + "' --query --device " + std::to_string(device) + " </dev/null 2>&1";
     std::FILE* pipe = ::popen(command.c_str(), "r");
     if (!pipe) throw Error("cannot start " + worker + " --query");
     std::string text;
     std::array<char, 4096> buffer{};
-    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
+    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
+        text.append(buffer.data(), n);
     const int status = ::pclose(pipe);
     if (status != 0) throw Error("asking the GPU through " + worker + " --query failed:\n" + text);
     try {
@@ -102,7 +121,9 @@ nlohmann::json query_device(const std::string& worker, int device) {
     }
 }
 
-std::string file_hash(const std::string& path) { return sha256_hex(read_text_file(path)); }
+std::string file_hash(const std::string& path) {
+    return sha256_hex(read_text_file(path));
+}
 
 struct Sweep {
     CliArgs cli = make_cli();
@@ -113,33 +134,29 @@ struct Sweep {
     nlohmann::json provenance;
 
     int run(int argc, char** argv) {
-        try {
-            cli.parse(argc, argv);
-        } catch (const Error& e) {
-            std::cerr << e.what() << "\n";
-            return 2;
-        }
-        if (cli.has("--help")) {
-            std::cout << cli.help_text(k_details);
-            return 0;
-        }
-        if (!cli.positional().empty()) return usage("unexpected argument '" + cli.positional()[0] + "'");
+        if (auto code = cli.parse_or_exit(argc, argv, k_details)) return *code;
+        if (!cli.positional().empty())
+            return usage("unexpected argument '" + cli.positional()[0] + "'");
         const auto v = cli.get("--variant");
         if (!v) return usage("--variant is required (forward, bwd_data or bwd_weight)");
         const auto parsed = enum_from_string<Variant>(*v);
-        if (!parsed) return usage("--variant: unknown value '" + *v + "' (allowed: forward, bwd_data, bwd_weight)");
+        if (!parsed)
+            return usage("--variant: unknown value '" + *v +
+                         "' (allowed: forward, bwd_data, bwd_weight)");
         variant = *parsed;
         if (!cli.has("--output")) return usage("--output FILE.csv is required");
         if (!cli.has("--problems") && !cli.has("--problems-file") && !cli.has("--build-only"))
             return usage("--problems KEY[,KEY...] or --problems-file FILE is required");
         const std::string mode = cli.get_or("--progress", "bar");
-        if (mode != "bar" && mode != "jsonl" && mode != "none") return usage("--progress takes bar, jsonl or none");
-        progress = std::make_unique<ProgressReporter>(mode == "jsonl" ? ProgressMode::Jsonl
-                                                      : mode == "none"  ? ProgressMode::None
-                                                                        : ProgressMode::Bar);
+        if (mode != "bar" && mode != "jsonl" && mode != "none")
+            return usage("--progress takes bar, jsonl or none");
+        progress = std::make_unique<ProgressReporter>(mode == "jsonl"  ? ProgressMode::Jsonl
+                                                      : mode == "none" ? ProgressMode::None
+                                                                       : ProgressMode::Bar);
         const std::string schema = cli.get_or("--csv-schema", "full");
         if (schema != "full" && schema != "seed") return usage("--csv-schema takes full or seed");
-        if (schema == "seed" && cli.has("--resume")) return usage("--resume needs --csv-schema full (it reads content keys)");
+        if (schema == "seed" && cli.has("--resume"))
+            return usage("--resume needs --csv-schema full (it reads content keys)");
         if (cli.get_or("--devices", "0").find(',') != std::string::npos)
             return usage("--devices: one GPU per sweep today (several GPUs come with scale-out)");
         output = *cli.get("--output");
@@ -157,13 +174,16 @@ struct Sweep {
         ProblemRegistry registry;
         if (auto keys = cli.get("--problems"))
             for (const auto& key : parse_key_list(*keys)) sets.push_back(registry.load(key));
-        if (auto file = cli.get("--problems-file")) sets.push_back(ProblemRegistry::load_file(*file));
+        if (auto file = cli.get("--problems-file"))
+            sets.push_back(ProblemRegistry::load_file(*file));
         std::vector<BenchProblem> problems;
         nlohmann::json hashes = nlohmann::json::object();
         for (const auto& set : sets) {
             if (set.direction != variant)
-                progress->message("warning", "problem set " + set.key + " is for " + std::string(to_string(set.direction)) +
-                                                 ", benchmarked here as " + std::string(to_string(variant)));
+                progress->message("warning", "problem set " + set.key + " is for " +
+                                                 std::string(to_string(set.direction)) +
+                                                 ", benchmarked here as " +
+                                                 std::string(to_string(variant)));
             hashes[set.key] = file_hash(set.source.string());
             for (std::size_t i = 0; i < set.problems.size(); ++i) {
                 BenchProblem p;
@@ -189,9 +209,14 @@ struct Sweep {
         std::vector<KernelConfig> kernels = apply_config_filter(pool.kernels, filters);
         const auto max = cli.get_int("--max-kernels", (long long)kernels.size(), 1, 1LL << 40);
         if (std::size_t(max) < kernels.size()) kernels.resize(std::size_t(max));
-        provenance["config"] = {{"path", config_path}, {"sha256", file_hash(config_path)}, {"candidates", pool.candidates},
-                                {"legal", pool.kernels.size()}, {"selected", kernels.size()}};
-        if (kernels.empty()) throw Error(config_path + ": no kernel left on " + arch + " after the rules and filters");
+        provenance["config"] = {{"path", config_path},
+                                {"sha256", file_hash(config_path)},
+                                {"candidates", pool.candidates},
+                                {"legal", pool.kernels.size()},
+                                {"selected", kernels.size()}};
+        if (kernels.empty())
+            throw Error(config_path + ": no kernel left on " + arch +
+                        " after the rules and filters");
         return kernels;
     }
 
@@ -228,9 +253,10 @@ struct Sweep {
         provenance["arch"] = arch;
         const ArchSpecs& specs = default_arch_specs();
         const std::vector<KernelConfig> configs = load_pool(specs);
-        const std::vector<BenchProblem> problems = cli.has("--build-only") && !cli.has("--problems") && !cli.has("--problems-file")
-                                                       ? std::vector<BenchProblem>{}
-                                                       : load_problems();
+        const std::vector<BenchProblem> problems =
+            cli.has("--build-only") && !cli.has("--problems") && !cli.has("--problems-file")
+                ? std::vector<BenchProblem>{}
+                : load_problems();
 
         // Probe the output before spending time on the build.
         std::error_code ec;
@@ -240,20 +266,28 @@ struct Sweep {
         }
 
         // Build phase.
-        const jit::KernelCache cache(cli.has("--cache-dir") ? fs::path(*cli.get("--cache-dir")) : jit::KernelCache::default_root());
+        const jit::KernelCache cache(cli.has("--cache-dir") ? fs::path(*cli.get("--cache-dir"))
+                                                            : jit::KernelCache::default_root());
         progress->phase("build", configs.size());
-        const int workers = int(cli.get_int("--workers", std::max(1u, std::thread::hardware_concurrency()), 1, 4096));
-        const jit::KernelBuildResult built = jit::build_kernels(configs, arch, cache, workers, [&](const jit::BuildProgress& p) {
-            progress->item({{"kernel", kernel_name(configs[p.index])}, {"status", jit::to_string(p.status)},
-                            {"seconds", p.seconds}, {"log", p.log_head}},
-                           p.status == jit::BuildStatus::failed);
-        });
+        const int workers = int(
+            cli.get_int("--workers", std::max(1u, std::thread::hardware_concurrency()), 1, 4096));
+        const jit::KernelBuildResult built =
+            jit::build_kernels(configs, arch, cache, workers, [&](const jit::BuildProgress& p) {
+                progress->item({{"kernel", kernel_name(configs[p.index])},
+                                {"status", jit::to_string(p.status)},
+                                {"seconds", p.seconds},
+                                {"log", p.log_head}},
+                               p.status == jit::BuildStatus::failed);
+            });
         provenance["toolchain"] = built.toolchain;
-        provenance["build"] = {{"compiled", built.stats.compiled}, {"cached", built.stats.cached},
-                               {"failed", built.stats.failed}, {"wall_s", built.stats.wall_seconds}};
-        const std::string build_line = "build: " + std::to_string(built.stats.compiled) + " compiled, " +
-                                       std::to_string(built.stats.cached) + " cached, " + std::to_string(built.stats.failed) +
-                                       " failed in " + std::to_string(built.stats.wall_seconds) + " s";
+        provenance["build"] = {{"compiled", built.stats.compiled},
+                               {"cached", built.stats.cached},
+                               {"failed", built.stats.failed},
+                               {"wall_s", built.stats.wall_seconds}};
+        const std::string build_line =
+            "build: " + std::to_string(built.stats.compiled) + " compiled, " +
+            std::to_string(built.stats.cached) + " cached, " + std::to_string(built.stats.failed) +
+            " failed in " + std::to_string(built.stats.wall_seconds) + " s";
         progress->message("info", build_line);
         if (progress->mode() == ProgressMode::None) std::cerr << build_line << "\n";
         if (cli.has("--build-only")) {
@@ -278,7 +312,8 @@ struct Sweep {
             k.code_object = built.kernels[i].code_object.string();
             k.entry = std::string(kernel_entry_name());
             k.config = config_to_json(configs[i]);
-            if (!built.kernels[i].ok) k.compile_error = "compile error: " + built.kernels[i].log_head;
+            if (!built.kernels[i].ok)
+                k.compile_error = "compile error: " + built.kernels[i].log_head;
             plan.kernels.push_back(std::move(k));
         }
         plan.problems = problems;
@@ -291,8 +326,10 @@ struct Sweep {
         options.batch_size = std::size_t(cli.get_int("--batch-size", 20, 1, 1 << 20));
         options.kernel_timeout_s = cli.get_double("--kernel-timeout", 30.0, 0.01, 1e6);
         const int warp_size = specs.get(arch).warp_size;
-        options.unsupported = [&](const BenchPlan&, const BenchCell& cell) -> std::optional<std::string> {
-            const SupportCheck s = is_supported(configs[cell.kernel], problems[cell.problem].problem, warp_size);
+        options.unsupported = [&](const BenchPlan&,
+                                  const BenchCell& cell) -> std::optional<std::string> {
+            const SupportCheck s =
+                is_supported(configs[cell.kernel], problems[cell.problem].problem, warp_size);
             if (s.ok) return std::nullopt;
             return s.reason;
         };
@@ -304,11 +341,16 @@ struct Sweep {
             const CsvReadResult previous = read_results_csv(output);
             for (const auto& w : previous.warnings) progress->message("warning", w);
             const auto* keys = previous.table.column("content_key");
-            if (!keys) throw Error(output + ": --resume needs a CSV written by gconv-bench (it has no content_key column)");
-            for (std::size_t r = 0; r < previous.table.rows(); ++r) options.done_keys.insert(std::string(keys->text(r)));
+            if (!keys)
+                throw Error(
+                    output +
+                    ": --resume needs a CSV written by gconv-bench (it has no content_key column)");
+            for (std::size_t r = 0; r < previous.table.rows(); ++r)
+                options.done_keys.insert(std::string(keys->text(r)));
             writer_options.keep_bytes = previous.valid_bytes;
             writer_options.append = true;
-            progress->message("info", "resume: " + std::to_string(options.done_keys.size()) + " cells already in " + output);
+            progress->message("info", "resume: " + std::to_string(options.done_keys.size()) +
+                                          " cells already in " + output);
         }
         provenance["command_line"] = command_line_;
         write_provenance("running");
@@ -318,12 +360,14 @@ struct Sweep {
             nlohmann::json details = nlohmann::json::object();
             bool failed = false;
             if (p.last) {
-                details = {{"kernel", p.last->kernel}, {"problem_idx", p.last->problem_idx},
+                details = {{"kernel", p.last->kernel},
+                           {"problem_idx", p.last->problem_idx},
                            {"status", std::string(to_string(p.last->status))}};
                 if (has_value(p.last->latency_ms)) details["latency_ms"] = p.last->latency_ms;
                 if (has_value(p.last->tflops)) details["tflops"] = p.last->tflops;
                 if (!p.last->error.empty()) details["error"] = p.last->error;
-                failed = p.last->status != CellStatus::Ok && p.last->status != CellStatus::Unsupported;
+                failed =
+                    p.last->status != CellStatus::Ok && p.last->status != CellStatus::Unsupported;
             } else {
                 details["status"] = "resumed";
             }
@@ -332,11 +376,16 @@ struct Sweep {
         const BenchSummary s = run_benchmarks(plan, options, sink);
         writer.close();
         nlohmann::json statuses = nlohmann::json::object();
-        for (const auto& [status, count] : s.by_status) statuses[std::string(to_string(status))] = count;
-        provenance["benchmark"] = {{"cells", s.cells_total},          {"resumed", s.skipped_done},
-                                   {"rows_written", s.rows_written},  {"by_status", statuses},
-                                   {"batches", s.batches},            {"workers_started", s.workers_started},
-                                   {"wall_s", s.wall_s},              {"gpu_busy_share", s.gpu_busy_share},
+        for (const auto& [status, count] : s.by_status)
+            statuses[std::string(to_string(status))] = count;
+        provenance["benchmark"] = {{"cells", s.cells_total},
+                                   {"resumed", s.skipped_done},
+                                   {"rows_written", s.rows_written},
+                                   {"by_status", statuses},
+                                   {"batches", s.batches},
+                                   {"workers_started", s.workers_started},
+                                   {"wall_s", s.wall_s},
+                                   {"gpu_busy_share", s.gpu_busy_share},
                                    {"overhead_per_cell_ms", s.overhead_per_cell_ms},
                                    {"overhead_per_batch_ms", s.overhead_per_batch_ms},
                                    {"in_cell_overhead_ms", s.in_cell_overhead_ms}};
@@ -344,8 +393,10 @@ struct Sweep {
         write_provenance("finished");
         progress->summary(provenance["benchmark"]);
         if (progress->mode() != ProgressMode::Jsonl) {
-            std::cerr << "benchmark: " << s.rows_written << " rows written, " << s.skipped_done << " resumed;";
-            for (const auto& [status, count] : s.by_status) std::cerr << " " << to_string(status) << " " << count;
+            std::cerr << "benchmark: " << s.rows_written << " rows written, " << s.skipped_done
+                      << " resumed;";
+            for (const auto& [status, count] : s.by_status)
+                std::cerr << " " << to_string(status) << " " << count;
             std::cerr << "\nresults: " << output << "\n";
         }
         return 0;

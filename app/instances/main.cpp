@@ -21,25 +21,37 @@ using namespace gconv;
 
 CliArgs make_cli() {
     return CliArgs(
-        "gconv-instances", "CONFIG --arch ARCH [--count-only | --list | --export-json FILE] [--filter EXPR] [--explain]",
+        "gconv-instances",
+        "CONFIG --arch ARCH [--count-only | --list | --export-json FILE] [--filter EXPR] "
+        "[--explain]",
         {
-            {"--arch", "ARCH", "target architecture from configs/arch_specs.json (sm_90, gfx942, ...)", ""},
+            {"--arch", "ARCH",
+             "target architecture from configs/arch_specs.json (sm_90, gfx942, ...)", ""},
             {"--count-only", "", "print only the number of legal kernels", ""},
             {"--list", "", "print every legal kernel as '[i] name'", ""},
-            {"--export-json", "FILE", "write metadata plus every field of every kernel as JSON", ""},
-            {"--filter", "EXPR", "keep kernels for which EXPR holds, e.g. \"c.tile_n >= 128 and c.pipeline == 'compv5'\"", ""},
-            {"--filter-file", "FILE", "one filter expression per line, AND-ed (and with --filter)", ""},
-            {"--explain", "", "list the culled configurations with the rule and reason for each", ""},
+            {"--export-json", "FILE", "write metadata plus every field of every kernel as JSON",
+             ""},
+            {"--filter", "EXPR",
+             "keep kernels for which EXPR holds, e.g. \"c.tile_n >= 128 and c.pipeline == "
+             "'compv5'\"",
+             ""},
+            {"--filter-file", "FILE", "one filter expression per line, AND-ed (and with --filter)",
+             ""},
+            {"--explain", "", "list the culled configurations with the rule and reason for each",
+             ""},
             {"--arch-specs", "FILE", "architecture rules file", "configs/arch_specs.json"},
             {"--help", "", "show this help", ""},
         });
 }
 
 const char* k_details =
-    "CONFIG is a trait config: {\"variant\": ..., \"trait_config\": {\"<field>\": {\"values\": [...]}}}\n"
+    "CONFIG is a trait config: {\"variant\": ..., \"trait_config\": {\"<field>\": {\"values\": "
+    "[...]}}}\n"
     "(docs/trait-config.md lists every key and its default). The pool is the cartesian product of\n"
-    "the allowed values, minus the configurations the architecture's rules cull; --explain says why\n"
-    "each culled one was culled. Filters use the language of docs/filter-language.md over `c`: every\n"
+    "the allowed values, minus the configurations the architecture's rules cull; --explain says "
+    "why\n"
+    "each culled one was culled. Filters use the language of docs/filter-language.md over `c`: "
+    "every\n"
     "configuration field and c.name.\n\n"
     "exit status: 0 success, 1 bad input (config, filter, architecture), 2 bad command line.\n";
 
@@ -58,15 +70,21 @@ std::map<std::string, int> cull_histogram(const KernelPool& pool) {
 }
 
 void export_json(const std::string& path, const std::string& config_path, const TraitConfig& traits,
-                 const KernelPool& pool, const std::vector<KernelConfig>& kernels, const std::string& filter_text) {
+                 const KernelPool& pool, const std::vector<KernelConfig>& kernels,
+                 const std::string& filter_text) {
     nlohmann::json doc;
     doc["metadata"] = {
-        {"tool", "gconv-instances"},     {"version", GCONV_VERSION},
-        {"config", config_path},         {"description", traits.description},
+        {"tool", "gconv-instances"},
+        {"version", GCONV_VERSION},
+        {"config", config_path},
+        {"description", traits.description},
         {"variant", std::string(to_string(traits.variant))},
-        {"arch", pool.arch},             {"candidates", pool.candidates},
-        {"legal", pool.kernels.size()},  {"culled", pool.culled.size()},
-        {"filter", filter_text},         {"count", kernels.size()},
+        {"arch", pool.arch},
+        {"candidates", pool.candidates},
+        {"legal", pool.kernels.size()},
+        {"culled", pool.culled.size()},
+        {"filter", filter_text},
+        {"count", kernels.size()},
         {"created", now_iso8601()},
     };
     auto& list = doc["kernels"] = nlohmann::json::array();
@@ -83,16 +101,7 @@ void export_json(const std::string& path, const std::string& config_path, const 
 
 int run(int argc, char** argv) {
     CliArgs cli = make_cli();
-    try {
-        cli.parse(argc, argv);
-    } catch (const Error& e) {
-        std::cerr << e.what() << "\n";
-        return 2;
-    }
-    if (cli.has("--help")) {
-        std::cout << cli.help_text(k_details);
-        return 0;
-    }
+    if (auto code = cli.parse_or_exit(argc, argv, k_details)) return *code;
     if (cli.positional().size() != 1) {
         std::cerr << "gconv-instances: give exactly one CONFIG file (see --help)\n";
         return 2;
@@ -102,7 +111,8 @@ int run(int argc, char** argv) {
         std::cerr << "gconv-instances: --count-only, --list and --export-json exclude each other\n";
         return 2;
     }
-    const ArchSpecs specs = cli.has("--arch-specs") ? load_arch_specs(*cli.get("--arch-specs")) : default_arch_specs();
+    const ArchSpecs specs =
+        cli.has("--arch-specs") ? load_arch_specs(*cli.get("--arch-specs")) : default_arch_specs();
     if (!cli.has("--arch")) {
         std::string known;
         for (const auto& n : specs.names()) known += " " + n;
@@ -123,21 +133,25 @@ int run(int argc, char** argv) {
     if (cli.has("--count-only")) {
         std::cout << kernels.size() << "\n";
     } else if (cli.has("--list")) {
-        for (std::size_t i = 0; i < kernels.size(); ++i) std::cout << "[" << i << "] " << kernel_name(kernels[i]) << "\n";
+        for (std::size_t i = 0; i < kernels.size(); ++i)
+            std::cout << "[" << i << "] " << kernel_name(kernels[i]) << "\n";
     } else if (auto path = cli.get("--export-json")) {
         export_json(*path, config_path, traits, pool, kernels, cli.get_or("--filter", ""));
         std::cout << "wrote " << kernels.size() << " kernels to " << *path << "\n";
     } else if (!cli.has("--explain")) {
-        std::cout << config_path << " (" << to_string(traits.variant) << ") on " << arch.name << ": " << pool.candidates
-                  << " candidates, " << pool.kernels.size() << " legal, " << pool.culled.size() << " culled";
+        std::cout << config_path << " (" << to_string(traits.variant) << ") on " << arch.name
+                  << ": " << pool.candidates << " candidates, " << pool.kernels.size() << " legal, "
+                  << pool.culled.size() << " culled";
         if (!filters.empty()) std::cout << ", " << kernels.size() << " pass the filter";
         std::cout << "\n";
-        for (const auto& [rule, count] : cull_histogram(pool)) std::cout << "  culled by " << rule << ": " << count << "\n";
+        for (const auto& [rule, count] : cull_histogram(pool))
+            std::cout << "  culled by " << rule << ": " << count << "\n";
     }
     if (cli.has("--explain")) {
         for (const auto& c : pool.culled) {
             std::cout << kernel_name(c.config) << "\n";
-            for (const auto& r : c.reasons) std::cout << "    " << rule_id(r.rule) << ": " << r.message << "\n";
+            for (const auto& r : c.reasons)
+                std::cout << "    " << rule_id(r.rule) << ": " << r.message << "\n";
         }
         std::cout << pool.culled.size() << " culled of " << pool.candidates << " candidates\n";
     }

@@ -1,9 +1,9 @@
 // gconv-worker: runs one batch of (kernel, problem) cells in a fresh GPU context.
 // Request: one JSON document on stdin (docs/worker-protocol.md). Events: one flushed JSON line
 // each on stdout. Diagnostics go to stderr, which the orchestrator keeps in a log.
+#include "gpu/device.h"
 #include "sweep/worker_protocol.h"
 #include "util/error.h"
-#include "gpu/device.h"
 #include "worker/batch_runner.h"
 
 #include <nlohmann/json.hpp>
@@ -28,7 +28,8 @@ const char* k_help =
     "       gconv-worker --query [--device N]   (the device's properties as JSON)\n\n"
     "Runs one batch of cells (kernels x problems) described by a JSON request on stdin and\n"
     "writes one JSON line per event on stdout: begin (before a cell's first launch), result,\n"
-    "end. See docs/worker-protocol.md. gconv-bench starts it; it is not meant to be run by hand.\n\n"
+    "end. See docs/worker-protocol.md. gconv-bench starts it; it is not meant to be run by "
+    "hand.\n\n"
     "exit status: 0 done, 2 bad request, 3 sticky GPU error (the cell in flight was reported).\n";
 
 } // namespace
@@ -53,11 +54,18 @@ int main(int argc, char** argv) {
     if (query) {
         try {
             const auto d = gconv::gpu::query(device);
-            std::cout << nlohmann::json{{"index", d.index}, {"name", d.name}, {"arch", d.arch}, {"sm_count", d.sm_count},
-                                        {"shared_per_block_optin", d.shared_per_block_optin}, {"l2_bytes", d.l2_bytes},
-                                        {"warp_size", d.warp_size}, {"clock_khz", d.clock_khz},
-                                        {"memory_clock_khz", d.memory_clock_khz}, {"memory_bytes", d.memory_bytes},
-                                        {"driver_version", d.driver_version}, {"runtime_version", d.runtime_version}}
+            std::cout << nlohmann::json{{"index", d.index},
+                                        {"name", d.name},
+                                        {"arch", d.arch},
+                                        {"sm_count", d.sm_count},
+                                        {"shared_per_block_optin", d.shared_per_block_optin},
+                                        {"l2_bytes", d.l2_bytes},
+                                        {"warp_size", d.warp_size},
+                                        {"clock_khz", d.clock_khz},
+                                        {"memory_clock_khz", d.memory_clock_khz},
+                                        {"memory_bytes", d.memory_bytes},
+                                        {"driver_version", d.driver_version},
+                                        {"runtime_version", d.runtime_version}}
                              .dump()
                       << "\n";
             return 0;
@@ -68,7 +76,8 @@ int main(int argc, char** argv) {
     }
     gconv::WorkerRequest request;
     try {
-        const std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+        const std::string text((std::istreambuf_iterator<char>(std::cin)),
+                               std::istreambuf_iterator<char>());
         request = gconv::parse_worker_request(text);
     } catch (const std::exception& e) {
         std::cerr << "gconv-worker: bad request: " << e.what() << "\n";

@@ -104,7 +104,8 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
         r.fail("ndim_spatial: a 2d kernel needs Di = Z = 1, pad_d = 0, stride_d = dilation_d = 1");
     if (c.wave_k != 1) r.fail("wave_k: must be 1 (got ", c.wave_k, ")");
     if (c.num_wave_groups != (c.pipeline == Pipeline::CompV5 ? 2 : 1))
-        r.fail("num_wave_groups: compv5 splits its warps into 2 groups, the other pipelines run 1 (got ",
+        r.fail("num_wave_groups: compv5 splits its warps into 2 groups, the other pipelines run 1 "
+               "(got ",
                c.num_wave_groups, ")");
     if (c.split_k != 1 || c.split_k_mode != SplitKMode::None)
         r.fail("split_k: forward kernels take split_k = 1 and split_k_mode none");

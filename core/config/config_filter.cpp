@@ -10,9 +10,12 @@ namespace {
 
 FieldKind filter_kind(ConfigFieldKind kind) {
     switch (kind) {
-    case ConfigFieldKind::Integer: return FieldKind::Number;
-    case ConfigFieldKind::Boolean: return FieldKind::Bool;
-    case ConfigFieldKind::Text: return FieldKind::String;
+    case ConfigFieldKind::Integer:
+        return FieldKind::Number;
+    case ConfigFieldKind::Boolean:
+        return FieldKind::Bool;
+    case ConfigFieldKind::Text:
+        return FieldKind::String;
     }
     return FieldKind::Any;
 }
@@ -41,7 +44,8 @@ private:
 const FieldSchema& config_filter_schema() {
     static const FieldSchema schema = [] {
         std::vector<FieldInfo> fields;
-        for (const auto& f : config_fields()) fields.push_back({std::string(f.name), filter_kind(f.kind)});
+        for (const auto& f : config_fields())
+            fields.push_back({std::string(f.name), filter_kind(f.kind)});
         fields.push_back({"name", FieldKind::String});
         FieldSchema s(std::move(fields));
         s.allow_root("c");
@@ -50,7 +54,8 @@ const FieldSchema& config_filter_schema() {
     return schema;
 }
 
-std::vector<KernelConfig> apply_config_filter(const std::vector<KernelConfig>& configs, FilterSet& filters) {
+std::vector<KernelConfig> apply_config_filter(const std::vector<KernelConfig>& configs,
+                                              FilterSet& filters) {
     if (filters.empty()) return configs;
     filters.bind(config_filter_schema());
     std::vector<KernelConfig> kept;

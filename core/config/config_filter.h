@@ -13,6 +13,7 @@ namespace gconv {
 const FieldSchema& config_filter_schema();
 
 // Keeps the configurations that pass every filter of `filters` (bound to the schema here).
-std::vector<KernelConfig> apply_config_filter(const std::vector<KernelConfig>& configs, FilterSet& filters);
+std::vector<KernelConfig> apply_config_filter(const std::vector<KernelConfig>& configs,
+                                              FilterSet& filters);
 
 } // namespace gconv

@@ -22,10 +22,14 @@ KernelConfig config_from_json(const nlohmann::json& j, const std::string& origin
         const ConfigField* f = find_config_field(key);
         if (!f) throw Error(origin + ": unknown configuration field '" + key + "'");
         FieldValue v;
-        if (value.is_boolean()) v = value.get<bool>();
-        else if (value.is_number_integer()) v = value.get<long long>();
-        else if (value.is_string()) v = value.get<std::string>();
-        else throw Error(origin + ": " + key + ": unexpected " + json_type_name(value));
+        if (value.is_boolean())
+            v = value.get<bool>();
+        else if (value.is_number_integer())
+            v = value.get<long long>();
+        else if (value.is_string())
+            v = value.get<std::string>();
+        else
+            throw Error(origin + ": " + key + ": unexpected " + json_type_name(value));
         if (auto why = f->set(c, v); !why.empty()) throw Error(origin + ": " + key + ": " + why);
     }
     return c;

@@ -42,12 +42,24 @@ constexpr Table<SplitKMode, 3> k_split_k_modes{{
 }};
 
 template <typename E> constexpr const auto& table();
-template <> constexpr const auto& table<Variant>() { return k_variants; }
-template <> constexpr const auto& table<DataType>() { return k_dtypes; }
-template <> constexpr const auto& table<Pipeline>() { return k_pipelines; }
-template <> constexpr const auto& table<Scheduler>() { return k_schedulers; }
-template <> constexpr const auto& table<Epilogue>() { return k_epilogues; }
-template <> constexpr const auto& table<SplitKMode>() { return k_split_k_modes; }
+template <> constexpr const auto& table<Variant>() {
+    return k_variants;
+}
+template <> constexpr const auto& table<DataType>() {
+    return k_dtypes;
+}
+template <> constexpr const auto& table<Pipeline>() {
+    return k_pipelines;
+}
+template <> constexpr const auto& table<Scheduler>() {
+    return k_schedulers;
+}
+template <> constexpr const auto& table<Epilogue>() {
+    return k_epilogues;
+}
+template <> constexpr const auto& table<SplitKMode>() {
+    return k_split_k_modes;
+}
 
 } // namespace
 
@@ -89,6 +101,8 @@ GCONV_INSTANTIATE_ENUM(Epilogue)
 GCONV_INSTANTIATE_ENUM(SplitKMode)
 #undef GCONV_INSTANTIATE_ENUM
 
-int element_bytes(DataType dtype) { return dtype == DataType::FP32 ? 4 : 2; }
+int element_bytes(DataType dtype) {
+    return dtype == DataType::FP32 ? 4 : 2;
+}
 
 } // namespace gconv

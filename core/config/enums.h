@@ -16,7 +16,6 @@ enum class Epilogue { CShuffle, Direct };
 // workspace followed by a convert kernel (CK's `2stage`).
 enum class SplitKMode { None, Atomic, TwoStage };
 
-
 template <typename E> std::string_view to_string(E value);
 template <typename E> std::optional<E> enum_from_string(std::string_view text);
 // All canonical names, in declaration order (for messages listing allowed values).

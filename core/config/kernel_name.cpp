@@ -31,7 +31,8 @@ std::string pad_letters(const KernelConfig& c) {
 // some names are prefixes of others' underscore-joined forms.
 template <typename E> E take_enum(std::string_view& rest, std::string_view name, const char* what) {
     auto names = enum_names<E>();
-    std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    std::sort(names.begin(), names.end(),
+              [](const auto& a, const auto& b) { return a.size() > b.size(); });
     for (const auto& n : names) {
         if (rest.substr(0, n.size()) == n && (rest.size() == n.size() || rest[n.size()] == '_')) {
             rest.remove_prefix(std::min(rest.size(), n.size() + 1));
@@ -49,7 +50,8 @@ int to_int(std::string_view text, std::string_view name, std::string_view token)
     return value;
 }
 
-void parse_triple(std::string_view text, int& a, int& b, int& c, std::string_view name, std::string_view token) {
+void parse_triple(std::string_view text, int& a, int& b, int& c, std::string_view name,
+                  std::string_view token) {
     auto x1 = text.find('x');
     auto x2 = x1 == std::string_view::npos ? x1 : text.find('x', x1 + 1);
     if (x2 == std::string_view::npos) fail(name, "expected AxBxC in '" + std::string(token) + "'");
@@ -69,7 +71,9 @@ std::vector<std::string_view> split(std::string_view s) {
     return parts;
 }
 
-bool starts(std::string_view token, std::string_view prefix) { return token.substr(0, prefix.size()) == prefix; }
+bool starts(std::string_view token, std::string_view prefix) {
+    return token.substr(0, prefix.size()) == prefix;
+}
 
 } // namespace
 
@@ -97,7 +101,8 @@ std::string kernel_name(const KernelConfig& c) {
         n += "_sk" + std::to_string(c.split_k);
         if (c.split_k_mode == SplitKMode::Atomic) n += "_atomic";
     }
-    if (c.num_groups_to_merge != d.num_groups_to_merge) n += "_gm" + std::to_string(c.num_groups_to_merge);
+    if (c.num_groups_to_merge != d.num_groups_to_merge)
+        n += "_gm" + std::to_string(c.num_groups_to_merge);
     if (c.double_smem_buffer) n += "_dsb";
     if (c.split_image) n += "_si";
     if (c.split_k_mode == SplitKMode::TwoStage) n += "_2stage";
@@ -117,14 +122,16 @@ KernelConfig parse_kernel_name(std::string_view name) {
         return parts[i++];
     };
     auto nd = next("spatial dimension");
-    if (nd.size() < 2 || nd.back() != 'd') fail(name, "expected '2d' or '3d', got '" + std::string(nd) + "'");
+    if (nd.size() < 2 || nd.back() != 'd')
+        fail(name, "expected '2d' or '3d', got '" + std::string(nd) + "'");
     c.ndim_spatial = to_int(nd.substr(0, nd.size() - 1), name, nd);
     auto tile = next("block tile");
     parse_triple(tile, c.tile_m, c.tile_n, c.tile_k, name, tile);
 
     // Pipeline and scheduler names may contain '_': rejoin the rest and read them as enums.
     std::string tail;
-    for (std::size_t j = i; j < parts.size(); ++j) tail += std::string(parts[j]) + (j + 1 < parts.size() ? "_" : "");
+    for (std::size_t j = i; j < parts.size(); ++j)
+        tail += std::string(parts[j]) + (j + 1 < parts.size() ? "_" : "");
     std::string_view tail_view = tail;
     c.pipeline = take_enum<Pipeline>(tail_view, name, "pipeline");
     c.scheduler = take_enum<Scheduler>(tail_view, name, "scheduler");
@@ -153,16 +160,22 @@ KernelConfig parse_kernel_name(std::string_view name) {
             c.num_wave_groups = to_int(t.substr(2), name, t);
         } else if (starts(t, "nopad")) {
             for (char ch : t.substr(5)) {
-                if (ch == 'm') c.pad_m = false;
-                else if (ch == 'n') c.pad_n = false;
-                else if (ch == 'k') c.pad_k = false;
-                else fail(name, "unknown pad dimension in '" + std::string(t) + "'");
+                if (ch == 'm')
+                    c.pad_m = false;
+                else if (ch == 'n')
+                    c.pad_n = false;
+                else if (ch == 'k')
+                    c.pad_k = false;
+                else
+                    fail(name, "unknown pad dimension in '" + std::string(t) + "'");
             }
         } else if (starts(t, "sk")) {
             c.split_k = to_int(t.substr(2), name, t);
             c.split_k_mode = SplitKMode::Atomic;
-            if (i + 1 < parts.size() && parts[i + 1] == "atomic") ++i;
-            else c.split_k_mode = SplitKMode::None; // decided by _2stage below, else plain
+            if (i + 1 < parts.size() && parts[i + 1] == "atomic")
+                ++i;
+            else
+                c.split_k_mode = SplitKMode::None; // decided by _2stage below, else plain
         } else if (starts(t, "gm")) {
             c.num_groups_to_merge = to_int(t.substr(2), name, t);
         } else if (t == "dsb") {
@@ -177,8 +190,10 @@ KernelConfig parse_kernel_name(std::string_view name) {
             fail(name, "unknown part '" + std::string(t) + "'");
         }
     }
-    if (!seen_w || !seen_wt || !seen_v) fail(name, "is missing the wave layout (_w), warp tile (_wt) or vector sizes (_v)");
-    if (kernel_name(c) != name) fail(name, "is not in canonical form (expected '" + kernel_name(c) + "')");
+    if (!seen_w || !seen_wt || !seen_v)
+        fail(name, "is missing the wave layout (_w), warp tile (_wt) or vector sizes (_v)");
+    if (kernel_name(c) != name)
+        fail(name, "is not in canonical form (expected '" + kernel_name(c) + "')");
     return c;
 }
 

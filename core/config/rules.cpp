@@ -18,15 +18,23 @@ std::string list_triples(const std::vector<Triple>& triples) {
     return out;
 }
 
-bool contains(const std::vector<Triple>& list, Triple t) { return std::find(list.begin(), list.end(), t) != list.end(); }
+bool contains(const std::vector<Triple>& list, Triple t) {
+    return std::find(list.begin(), list.end(), t) != list.end();
+}
 
-bool is_pow2_in(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
+bool is_pow2_in(int v, int lo, int hi) {
+    return v >= lo && v <= hi && (v & (v - 1)) == 0;
+}
 
 // Pipelines whose main loop ping-pongs over two shared-memory buffers; basic_v1 may add a second
 // buffer (one barrier per tile instead of two); the others have one buffer (compv3) or their
 // own ring of stages (mem, compv6, comp_async).
-bool requires_double_buffer(Pipeline p) { return p == Pipeline::CompV4 || p == Pipeline::CompV5; }
-bool allows_double_buffer(Pipeline p) { return requires_double_buffer(p) || p == Pipeline::BasicV1; }
+bool requires_double_buffer(Pipeline p) {
+    return p == Pipeline::CompV4 || p == Pipeline::CompV5;
+}
+bool allows_double_buffer(Pipeline p) {
+    return requires_double_buffer(p) || p == Pipeline::BasicV1;
+}
 
 // Accumulator registers per thread above this leave too few for operands and addresses
 // (measured on sm_90: larger warp tiles spill).
@@ -71,15 +79,18 @@ private:
 
     void spatial_dims() {
         if (c_.ndim_spatial != 2 && c_.ndim_spatial != 3)
-            cull(Rule::SpatialDims, "ndim_spatial " + std::to_string(c_.ndim_spatial) + " is not 2 or 3");
+            cull(Rule::SpatialDims,
+                 "ndim_spatial " + std::to_string(c_.ndim_spatial) + " is not 2 or 3");
     }
 
     void variant_pipeline() {
         if (c_.variant == Variant::Forward) return;
-        static constexpr std::array<Pipeline, 3> backward = {Pipeline::BasicV1, Pipeline::CompV3, Pipeline::Mem};
+        static constexpr std::array<Pipeline, 3> backward = {Pipeline::BasicV1, Pipeline::CompV3,
+                                                             Pipeline::Mem};
         if (std::find(backward.begin(), backward.end(), c_.pipeline) == backward.end())
-            cull(Rule::VariantPipeline, std::string(to_string(c_.variant)) + " kernels exist for basic_v1, compv3 and mem only, not " +
-                                            pipeline());
+            cull(Rule::VariantPipeline,
+                 std::string(to_string(c_.variant)) +
+                     " kernels exist for basic_v1, compv3 and mem only, not " + pipeline());
     }
 
     void pipeline_hardware() {
@@ -87,69 +98,89 @@ private:
         if (it == s_.pipeline_features.end()) return;
         for (const auto& feature : it->second)
             if (!a_.has_feature(feature))
-                cull(Rule::PipelineHardware, pipeline() + " needs " + feature + ", which " + a_.name + " lacks");
+                cull(Rule::PipelineHardware,
+                     pipeline() + " needs " + feature + ", which " + a_.name + " lacks");
     }
 
     void scheduler_pipeline() {
-        if (c_.scheduler == Scheduler::Interwave && c_.pipeline != Pipeline::BasicV1 && c_.pipeline != Pipeline::Mem)
-            cull(Rule::SchedulerPipeline, "interwave scheduling pairs only with basic_v1 and mem, not " + pipeline());
+        if (c_.scheduler == Scheduler::Interwave && c_.pipeline != Pipeline::BasicV1 &&
+            c_.pipeline != Pipeline::Mem)
+            cull(Rule::SchedulerPipeline,
+                 "interwave scheduling pairs only with basic_v1 and mem, not " + pipeline());
     }
 
     void double_buffer() {
         if (requires_double_buffer(c_.pipeline) && !c_.double_smem_buffer)
-            cull(Rule::DoubleBuffer, pipeline() + " ping-pongs over two shared buffers and needs double_smem_buffer (dsb)");
+            cull(Rule::DoubleBuffer,
+                 pipeline() +
+                     " ping-pongs over two shared buffers and needs double_smem_buffer (dsb)");
         if (c_.double_smem_buffer && !allows_double_buffer(c_.pipeline))
-            cull(Rule::DoubleBuffer, pipeline() + (c_.pipeline == Pipeline::CompV3
-                                                        ? " uses one shared buffer; with a second one it would be compv4"
-                                                        : " has its own ring of stages; double_smem_buffer (dsb) would be ignored"));
+            cull(Rule::DoubleBuffer,
+                 pipeline() + (c_.pipeline == Pipeline::CompV3
+                                   ? " uses one shared buffer; with a second one it would be compv4"
+                                   : " has its own ring of stages; double_smem_buffer (dsb) would "
+                                     "be ignored"));
     }
 
     void wave_groups() {
         const int wanted = c_.pipeline == Pipeline::CompV5 ? 2 : 1;
         if (c_.num_wave_groups != wanted)
-            cull(Rule::WaveGroups, pipeline() + " runs " + std::to_string(wanted) + " warp group(s), not num_wave_groups " +
+            cull(Rule::WaveGroups, pipeline() + " runs " + std::to_string(wanted) +
+                                       " warp group(s), not num_wave_groups " +
                                        std::to_string(c_.num_wave_groups));
         // compv5 splits the block's warps into two halves along M or N.
         if (c_.pipeline == Pipeline::CompV5 && c_.wave_m % 2 != 0 && c_.wave_n % 2 != 0)
-            cull(Rule::WaveGroups, "compv5 splits the warps into two groups and needs wave_m or wave_n even, not " +
-                                       triple_text(c_.wave_m, c_.wave_n, c_.wave_k));
+            cull(Rule::WaveGroups,
+                 "compv5 splits the warps into two groups and needs wave_m or wave_n even, not " +
+                     triple_text(c_.wave_m, c_.wave_n, c_.wave_k));
     }
 
     void wave_layout() {
         const Triple w{c_.wave_m, c_.wave_n, c_.wave_k};
         if (!contains(a_.wave_layouts, w))
-            cull(Rule::WaveLayout, "wave layout " + triple_text(w[0], w[1], w[2]) + " is not legal on " + a_.name +
+            cull(Rule::WaveLayout, "wave layout " + triple_text(w[0], w[1], w[2]) +
+                                       " is not legal on " + a_.name +
                                        " (legal: " + list_triples(a_.wave_layouts) + ")");
     }
 
     void warp_tile() {
         auto it = a_.warp_tiles.find(c_.dtype);
         if (it == a_.warp_tiles.end()) {
-            cull(Rule::WarpTile, a_.name + " has no matrix path for " + std::string(to_string(c_.dtype)));
+            cull(Rule::WarpTile,
+                 a_.name + " has no matrix path for " + std::string(to_string(c_.dtype)));
             return;
         }
         const Triple t{c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k};
         if (!contains(it->second, t))
-            cull(Rule::WarpTile, "warp tile " + triple_text(t[0], t[1], t[2]) + " is not legal for " +
-                                     std::string(to_string(c_.dtype)) + " on " + a_.name + " (legal: " +
-                                     list_triples(it->second) + ")");
+            cull(Rule::WarpTile, "warp tile " + triple_text(t[0], t[1], t[2]) +
+                                     " is not legal for " + std::string(to_string(c_.dtype)) +
+                                     " on " + a_.name + " (legal: " + list_triples(it->second) +
+                                     ")");
     }
 
     void tile_shape() {
-        for (auto [name, v] : {std::pair{"tile_m", c_.tile_m}, {"tile_n", c_.tile_n}, {"tile_k", c_.tile_k},
-                               {"wave_m", c_.wave_m}, {"wave_n", c_.wave_n}})
-            if (!is_pow2_in(v, 1, 1 << 16)) cull(Rule::TileShape, std::string(name) + " " + std::to_string(v) + " is not a power of two");
-        if (c_.wave_k != 1) cull(Rule::TileShape, "wave_k " + std::to_string(c_.wave_k) + ": the K loop is not split across warps (wave_k 1)");
+        for (auto [name, v] : {std::pair{"tile_m", c_.tile_m},
+                               {"tile_n", c_.tile_n},
+                               {"tile_k", c_.tile_k},
+                               {"wave_m", c_.wave_m},
+                               {"wave_n", c_.wave_n}})
+            if (!is_pow2_in(v, 1, 1 << 16))
+                cull(Rule::TileShape,
+                     std::string(name) + " " + std::to_string(v) + " is not a power of two");
+        if (c_.wave_k != 1)
+            cull(Rule::TileShape, "wave_k " + std::to_string(c_.wave_k) +
+                                      ": the K loop is not split across warps (wave_k 1)");
         if ((long long)c_.wave_m * c_.wave_n > k_max_warps)
-            cull(Rule::TileShape, "wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k) + " has more than " +
-                                      std::to_string(k_max_warps) + " warps");
+            cull(Rule::TileShape, "wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k) +
+                                      " has more than " + std::to_string(k_max_warps) + " warps");
     }
 
     void warp_coverage() {
         auto check = [&](const char* dim, int tile, int waves, int warp_tile) {
             if (waves <= 0 || warp_tile <= 0 || tile % ((long long)waves * warp_tile) != 0)
-                cull(Rule::WarpCoverage, std::string("tile_") + dim + " " + std::to_string(tile) + " is not a multiple of wave_" +
-                                             dim + " x warp_tile_" + dim + " = " + std::to_string(waves) + " x " +
+                cull(Rule::WarpCoverage, std::string("tile_") + dim + " " + std::to_string(tile) +
+                                             " is not a multiple of wave_" + dim + " x warp_tile_" +
+                                             dim + " = " + std::to_string(waves) + " x " +
                                              std::to_string(warp_tile));
         };
         check("m", c_.tile_m, c_.wave_m, c_.warp_tile_m);
@@ -160,20 +191,22 @@ private:
     void thread_count() {
         const int threads = block_threads(c_, a_);
         if (threads > a_.max_threads_per_block)
-            cull(Rule::ThreadCount, std::to_string(threads) + " threads per block exceed " + a_.name + "'s " +
-                                        std::to_string(a_.max_threads_per_block));
+            cull(Rule::ThreadCount, std::to_string(threads) + " threads per block exceed " +
+                                        a_.name + "'s " + std::to_string(a_.max_threads_per_block));
     }
 
     void vector_width() {
         const int max_elems = 16 / element_bytes(c_.dtype);
         auto check = [&](const char* which, int v, int along, const char* along_name) {
             if (!is_pow2_in(v, 1, max_elems)) {
-                cull(Rule::VectorWidth, std::string("vector_size_") + which + " " + std::to_string(v) +
-                                            " is not a power of two from 1 to " + std::to_string(max_elems) + " (16 bytes of " +
-                                            std::string(to_string(c_.dtype)) + ")");
+                cull(Rule::VectorWidth,
+                     std::string("vector_size_") + which + " " + std::to_string(v) +
+                         " is not a power of two from 1 to " + std::to_string(max_elems) +
+                         " (16 bytes of " + std::string(to_string(c_.dtype)) + ")");
             } else if (along % v != 0) {
-                cull(Rule::VectorWidth, std::string("vector_size_") + which + " " + std::to_string(v) + " does not divide " +
-                                            along_name + " " + std::to_string(along));
+                cull(Rule::VectorWidth, std::string("vector_size_") + which + " " +
+                                            std::to_string(v) + " does not divide " + along_name +
+                                            " " + std::to_string(along));
             }
         };
         check("a", c_.vector_size_a, c_.tile_k, "tile_k");
@@ -184,9 +217,10 @@ private:
     void shared_memory() {
         const std::size_t bytes = shared_bytes(c_, a_.warp_size);
         if (bytes > std::size_t(a_.shared_memory_per_block_optin))
-            cull(Rule::SharedMemory, pipeline() + (c_.double_smem_buffer ? " with two buffers" : "") + " needs " +
-                                         std::to_string(bytes) + " bytes of shared memory, over " + a_.name + "'s " +
-                                         std::to_string(a_.shared_memory_per_block_optin) + " per block");
+            cull(Rule::SharedMemory,
+                 pipeline() + (c_.double_smem_buffer ? " with two buffers" : "") + " needs " +
+                     std::to_string(bytes) + " bytes of shared memory, over " + a_.name + "'s " +
+                     std::to_string(a_.shared_memory_per_block_optin) + " per block");
     }
 
     void registers() {
@@ -195,14 +229,17 @@ private:
         // Each warp group holds a full set of accumulators over its share of the threads.
         const long long acc = (long long)c_.tile_m * c_.tile_n * c_.num_wave_groups / threads;
         if (acc > k_max_accumulator_registers)
-            cull(Rule::Registers, "each thread would hold " + std::to_string(acc) + " fp32 accumulators, over " +
+            cull(Rule::Registers, "each thread would hold " + std::to_string(acc) +
+                                      " fp32 accumulators, over " +
                                       std::to_string(k_max_accumulator_registers));
         const long long loaders = std::max<long long>(1, threads / std::max(1, c_.num_wave_groups));
         auto loads = [&](const char* which, int rows, int vec) {
             const long long n = (long long)rows * c_.tile_k / std::max(vec, 1) / loaders;
             if (n > k_max_loads_per_thread)
-                cull(Rule::Registers, std::string("each loader thread would issue ") + std::to_string(n) + " " + which +
-                                          " loads per K tile, over " + std::to_string(k_max_loads_per_thread));
+                cull(Rule::Registers, std::string("each loader thread would issue ") +
+                                          std::to_string(n) + " " + which +
+                                          " loads per K tile, over " +
+                                          std::to_string(k_max_loads_per_thread));
         };
         loads("A", c_.tile_m, c_.vector_size_a);
         loads("B", c_.tile_n, c_.vector_size_b);
@@ -210,20 +247,24 @@ private:
 
     void group_merge() {
         if (!is_pow2_in(c_.num_groups_to_merge, 1, 8))
-            cull(Rule::GroupMerge, "num_groups_to_merge " + std::to_string(c_.num_groups_to_merge) + " is not 1, 2, 4 or 8");
+            cull(Rule::GroupMerge, "num_groups_to_merge " + std::to_string(c_.num_groups_to_merge) +
+                                       " is not 1, 2, 4 or 8");
     }
 
     void blocks_per_cu() {
         const int threads = block_threads(c_, a_);
         if (c_.block_per_cu < 1 || (long long)threads * c_.block_per_cu > k_max_threads_per_cu) {
-            cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " x " + std::to_string(threads) +
-                                        " threads exceeds " + std::to_string(k_max_threads_per_cu) + " resident threads");
+            cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " x " +
+                                        std::to_string(threads) + " threads exceeds " +
+                                        std::to_string(k_max_threads_per_cu) + " resident threads");
             return;
         }
-        const long long regs = a_.registers_per_block / std::max<long long>(1, (long long)threads * c_.block_per_cu);
+        const long long regs =
+            a_.registers_per_block / std::max<long long>(1, (long long)threads * c_.block_per_cu);
         if (c_.block_per_cu > 1 && regs < k_min_registers_per_thread)
-            cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " leaves " + std::to_string(regs) +
-                                        " registers per thread, under " + std::to_string(k_min_registers_per_thread));
+            cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " leaves " +
+                                        std::to_string(regs) + " registers per thread, under " +
+                                        std::to_string(k_min_registers_per_thread));
     }
 
     void split_k() {
@@ -237,7 +278,8 @@ private:
             return;
         }
         if (c_.split_k > 1 && c_.split_k_mode == SplitKMode::None)
-            cull(Rule::SplitK, "split_k " + std::to_string(c_.split_k) + " needs a reduction: split_k_mode atomic or 2stage");
+            cull(Rule::SplitK, "split_k " + std::to_string(c_.split_k) +
+                                   " needs a reduction: split_k_mode atomic or 2stage");
         if (c_.split_k == 1 && c_.split_k_mode == SplitKMode::Atomic)
             cull(Rule::SplitK, "atomic reduction with split_k 1 only adds a zeroing pass");
     }
@@ -246,10 +288,13 @@ private:
         // Without the shared-memory shuffle each thread stores the runs of adjacent columns its
         // accumulator fragment holds: 2 for mma.sync, 1 for MFMA, warp_tile_n / 8 for SIMT.
         if (c_.epilogue != Epilogue::Direct) return;
-        const int run = !uses_mma(c_) ? std::max(1, c_.warp_tile_n / 8) : a_.vendor == "amd" ? 1 : 2;
+        const int run = !uses_mma(c_)        ? std::max(1, c_.warp_tile_n / 8)
+                        : a_.vendor == "amd" ? 1
+                                             : 2;
         if (c_.vector_size_c > run)
             cull(Rule::Epilogue, "the direct epilogue stores runs of " + std::to_string(run) +
-                                     " adjacent columns here, so vector_size_c " + std::to_string(c_.vector_size_c) +
+                                     " adjacent columns here, so vector_size_c " +
+                                     std::to_string(c_.vector_size_c) +
                                      " would be a name without effect (cshuffle can)");
     }
 
@@ -263,24 +308,42 @@ private:
 
 std::string_view rule_id(Rule rule) {
     switch (rule) {
-    case Rule::SpatialDims: return "spatial_dims";
-    case Rule::TileShape: return "tile_shape";
-    case Rule::VariantPipeline: return "variant_pipeline";
-    case Rule::PipelineHardware: return "pipeline_hardware";
-    case Rule::SchedulerPipeline: return "scheduler_pipeline";
-    case Rule::DoubleBuffer: return "double_buffer";
-    case Rule::WaveGroups: return "wave_groups";
-    case Rule::WaveLayout: return "wave_layout";
-    case Rule::WarpTile: return "warp_tile";
-    case Rule::WarpCoverage: return "warp_coverage";
-    case Rule::ThreadCount: return "thread_count";
-    case Rule::VectorWidth: return "vector_width";
-    case Rule::SharedMemory: return "shared_memory";
-    case Rule::Registers: return "registers";
-    case Rule::GroupMerge: return "group_merge";
-    case Rule::BlocksPerCu: return "blocks_per_cu";
-    case Rule::SplitK: return "split_k";
-    case Rule::Epilogue: return "epilogue";
+    case Rule::SpatialDims:
+        return "spatial_dims";
+    case Rule::TileShape:
+        return "tile_shape";
+    case Rule::VariantPipeline:
+        return "variant_pipeline";
+    case Rule::PipelineHardware:
+        return "pipeline_hardware";
+    case Rule::SchedulerPipeline:
+        return "scheduler_pipeline";
+    case Rule::DoubleBuffer:
+        return "double_buffer";
+    case Rule::WaveGroups:
+        return "wave_groups";
+    case Rule::WaveLayout:
+        return "wave_layout";
+    case Rule::WarpTile:
+        return "warp_tile";
+    case Rule::WarpCoverage:
+        return "warp_coverage";
+    case Rule::ThreadCount:
+        return "thread_count";
+    case Rule::VectorWidth:
+        return "vector_width";
+    case Rule::SharedMemory:
+        return "shared_memory";
+    case Rule::Registers:
+        return "registers";
+    case Rule::GroupMerge:
+        return "group_merge";
+    case Rule::BlocksPerCu:
+        return "blocks_per_cu";
+    case Rule::SplitK:
+        return "split_k";
+    case Rule::Epilogue:
+        return "epilogue";
     }
     return "?";
 }
@@ -292,7 +355,8 @@ int block_threads(const KernelConfig& c, const ArchSpec& arch) {
     return int(std::min<long long>(t, 1 << 30));
 }
 
-std::vector<CullReason> check_legality(const KernelConfig& config, const ArchSpec& arch, const ArchSpecs& specs) {
+std::vector<CullReason> check_legality(const KernelConfig& config, const ArchSpec& arch,
+                                       const ArchSpecs& specs) {
     return Checker(config, arch, specs).run();
 }
 

@@ -41,6 +41,7 @@ struct CullReason {
 // Threads per block of a configuration on an architecture.
 int block_threads(const KernelConfig& config, const ArchSpec& arch);
 
-std::vector<CullReason> check_legality(const KernelConfig& config, const ArchSpec& arch, const ArchSpecs& specs);
+std::vector<CullReason> check_legality(const KernelConfig& config, const ArchSpec& arch,
+                                       const ArchSpecs& specs);
 
 } // namespace gconv

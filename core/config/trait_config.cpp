@@ -16,7 +16,8 @@ using nlohmann::json;
 constexpr long long k_max_value = 65536;
 
 const std::map<std::string, std::string>& synonyms() {
-    static const std::map<std::string, std::string> s = {{"data_type", "dtype"}, {"wave_mode", "scheduler"}};
+    static const std::map<std::string, std::string> s = {{"data_type", "dtype"},
+                                                         {"wave_mode", "scheduler"}};
     return s;
 }
 
@@ -25,9 +26,9 @@ const std::vector<std::string> k_composite = {"tile", "wave_layout", "warp_tile"
 const std::vector<std::string> k_tile_fields = {"tile_m", "tile_n", "tile_k"};
 const std::vector<std::string> k_wave_fields = {"wave_m", "wave_n", "wave_k"};
 const std::vector<std::string> k_warp_fields = {"warp_tile_m", "warp_tile_n", "warp_tile_k"};
-const std::vector<std::string> k_derivable = {"vector_size_a", "vector_size_b", "vector_size_c", "warp_tile_m",
-                                              "warp_tile_n",   "warp_tile_k",   "num_wave_groups", "double_smem_buffer",
-                                              "split_k_mode"};
+const std::vector<std::string> k_derivable = {
+    "vector_size_a", "vector_size_b",   "vector_size_c",      "warp_tile_m", "warp_tile_n",
+    "warp_tile_k",   "num_wave_groups", "double_smem_buffer", "split_k_mode"};
 
 std::string join(const std::vector<std::string>& items) {
     std::string out;
@@ -49,18 +50,22 @@ public:
     }
 
     TraitConfig parse(const json& doc, std::optional<Variant> expected) {
-        if (!doc.is_object()) fail("(top)", "expected an object with \"variant\" and \"trait_config\"");
+        if (!doc.is_object())
+            fail("(top)", "expected an object with \"variant\" and \"trait_config\"");
         for (const auto& [key, value] : doc.items())
             if (key != "variant" && key != "trait_config" && key != "description")
-                fail(key, "unknown key '" + key + "' (allowed: variant, trait_config, description)");
+                fail(key,
+                     "unknown key '" + key + "' (allowed: variant, trait_config, description)");
         TraitConfig tc;
         tc.source = source_;
-        if (!doc.contains("variant")) fail("variant", "missing (allowed: " + join(enum_names<Variant>()) + ")");
+        if (!doc.contains("variant"))
+            fail("variant", "missing (allowed: " + join(enum_names<Variant>()) + ")");
         const auto& v = doc.at("variant");
         if (!v.is_string()) fail("variant", "expected a string, got " + json_type_name(v));
         auto variant = enum_from_string<Variant>(v.get<std::string>());
         if (!variant)
-            fail("variant", "unknown value '" + v.get<std::string>() + "' (allowed: " + join(enum_names<Variant>()) + ")");
+            fail("variant", "unknown value '" + v.get<std::string>() +
+                                "' (allowed: " + join(enum_names<Variant>()) + ")");
         tc.variant = *variant;
         if (expected && *expected != tc.variant)
             fail("variant", "the config is for " + std::string(to_string(tc.variant)) + " but " +
@@ -79,7 +84,8 @@ public:
             if (!entry.is_object() || !entry.contains("values"))
                 fail(path, "expected {\"values\": [...]}, got " + dump(entry));
             for (const auto& [k, unused] : entry.items())
-                if (k != "values" && k != "description") fail(path + "." + k, "unknown key '" + k + "' (allowed: values, description)");
+                if (k != "values" && k != "description")
+                    fail(path + "." + k, "unknown key '" + k + "' (allowed: values, description)");
             const auto& values = entry.at("values");
             const std::string vpath = path + ".values";
             if (!values.is_array()) fail(vpath, "expected a list, got " + json_type_name(values));
@@ -89,7 +95,8 @@ public:
                 for (const auto& [field, value] : assignment) {
                     auto [it, inserted] = owner.emplace(std::string(field->name), raw_key);
                     if (!inserted && it->second != raw_key)
-                        fail(path, "sets " + std::string(field->name) + ", which '" + it->second + "' sets too");
+                        fail(path, "sets " + std::string(field->name) + ", which '" + it->second +
+                                       "' sets too");
                 }
             tc.axes.push_back(std::move(axis));
         }
@@ -103,23 +110,30 @@ private:
         return it == synonyms().end() ? key : it->second;
     }
 
-    Axis parse_axis(const std::string& key, const std::string& raw_key, const json& values, const std::string& vpath) {
+    Axis parse_axis(const std::string& key, const std::string& raw_key, const json& values,
+                    const std::string& vpath) {
         Axis axis;
         axis.key = raw_key;
         std::set<std::string> seen_fields;
         for (std::size_t i = 0; i < values.size(); ++i) {
             const std::string p = json_path_index(vpath, i);
             Assignment a;
-            if (key == "tile") a = tile_record(values[i], p);
-            else if (key == "wave_layout") a = triple(values[i], p, k_wave_fields);
-            else if (key == "warp_tile") a = triple(values[i], p, k_warp_fields);
-            else if (key == "two_stage") a = two_stage(values[i], p);
-            else a = {{field_for(key, raw_key), scalar(field_for(key, raw_key), values[i], p)}};
+            if (key == "tile")
+                a = tile_record(values[i], p);
+            else if (key == "wave_layout")
+                a = triple(values[i], p, k_wave_fields);
+            else if (key == "warp_tile")
+                a = triple(values[i], p, k_warp_fields);
+            else if (key == "two_stage")
+                a = two_stage(values[i], p);
+            else
+                a = {{field_for(key, raw_key), scalar(field_for(key, raw_key), values[i], p)}};
             std::set<std::string> fields;
             for (const auto& [f, v] : a) fields.insert(std::string(f->name));
             if (i > 0 && fields != seen_fields)
                 fail(p, "every value must set the same fields as the first (" +
-                            join(std::vector<std::string>(seen_fields.begin(), seen_fields.end())) + ")");
+                            join(std::vector<std::string>(seen_fields.begin(), seen_fields.end())) +
+                            ")");
             seen_fields = fields;
             axis.values.push_back(std::move(a));
         }
@@ -128,38 +142,49 @@ private:
 
     const ConfigField* field_for(const std::string& key, const std::string& raw_key) const {
         const ConfigField* f = find_config_field(key);
-        if (!f || key == "variant") fail("trait_config." + raw_key, "unknown key '" + raw_key + "' (allowed: " + join(trait_keys()) + ")");
+        if (!f || key == "variant")
+            fail("trait_config." + raw_key,
+                 "unknown key '" + raw_key + "' (allowed: " + join(trait_keys()) + ")");
         return f;
     }
 
     FieldValue scalar(const ConfigField* f, const json& v, const std::string& p) const {
         switch (f->kind) {
         case ConfigFieldKind::Integer:
-            if (!v.is_number_integer()) fail(p, "expected an integer, got " + json_type_name(v) + " " + dump(v));
+            if (!v.is_number_integer())
+                fail(p, "expected an integer, got " + json_type_name(v) + " " + dump(v));
             if (v.get<long long>() < 1 || v.get<long long>() > k_max_value)
-                fail(p, "expected an integer from 1 to " + std::to_string(k_max_value) + ", got " + dump(v));
+                fail(p, "expected an integer from 1 to " + std::to_string(k_max_value) + ", got " +
+                            dump(v));
             return v.get<long long>();
         case ConfigFieldKind::Boolean:
-            if (!v.is_boolean()) fail(p, "expected true or false, got " + json_type_name(v) + " " + dump(v));
+            if (!v.is_boolean())
+                fail(p, "expected true or false, got " + json_type_name(v) + " " + dump(v));
             return v.get<bool>();
         case ConfigFieldKind::Text: {
             if (!v.is_string())
-                fail(p, "expected a string, got " + json_type_name(v) + " " + dump(v) + " (allowed: " + join(f->allowed) + ")");
+                fail(p, "expected a string, got " + json_type_name(v) + " " + dump(v) +
+                            " (allowed: " + join(f->allowed) + ")");
             const auto text = v.get<std::string>();
-            if (!f->allowed.empty() && std::find(f->allowed.begin(), f->allowed.end(), text) == f->allowed.end())
-                fail(p, "unknown value '" + text + "' for " + std::string(f->name) + " (allowed: " + join(f->allowed) + ")");
+            if (!f->allowed.empty() &&
+                std::find(f->allowed.begin(), f->allowed.end(), text) == f->allowed.end())
+                fail(p, "unknown value '" + text + "' for " + std::string(f->name) +
+                            " (allowed: " + join(f->allowed) + ")");
             return text;
         }
         }
         fail(p, "unsupported field kind");
     }
 
-    Assignment triple(const json& v, const std::string& p, const std::vector<std::string>& fields) const {
+    Assignment triple(const json& v, const std::string& p,
+                      const std::vector<std::string>& fields) const {
         if (!v.is_array() || v.size() != 3)
-            fail(p, "expected [" + fields[0] + ", " + fields[1] + ", " + fields[2] + "], got " + dump(v));
+            fail(p, "expected [" + fields[0] + ", " + fields[1] + ", " + fields[2] + "], got " +
+                        dump(v));
         Assignment a;
         for (std::size_t i = 0; i < 3; ++i) {
-            if (!v[i].is_number_integer() || v[i].get<long long>() < 1 || v[i].get<long long>() > k_max_value)
+            if (!v[i].is_number_integer() || v[i].get<long long>() < 1 ||
+                v[i].get<long long>() > k_max_value)
                 fail(json_path_index(p, i), "expected a positive integer, got " + dump(v[i]));
             a.emplace_back(find_config_field(fields[i]), v[i].get<long long>());
         }
@@ -168,29 +193,36 @@ private:
 
     Assignment tile_record(const json& v, const std::string& p) const {
         if (v.is_array()) return triple(v, p, k_tile_fields);
-        if (!v.is_object()) fail(p, "expected a tile record {\"m\", \"n\", \"k\"[, \"wave\"][, \"warp_tile\"]} or [m, n, k]");
+        if (!v.is_object())
+            fail(p, "expected a tile record {\"m\", \"n\", \"k\"[, \"wave\"][, \"warp_tile\"]} or "
+                    "[m, n, k]");
         for (const auto& [k, unused] : v.items())
             if (k != "m" && k != "n" && k != "k" && k != "wave" && k != "warp_tile")
-                fail(json_path_key(p, k), "unknown key '" + k + "' (allowed: m, n, k, wave, warp_tile)");
+                fail(json_path_key(p, k),
+                     "unknown key '" + k + "' (allowed: m, n, k, wave, warp_tile)");
         Assignment a;
         const char* dims[] = {"m", "n", "k"};
         for (int i = 0; i < 3; ++i) {
             if (!v.contains(dims[i])) fail(p, std::string("missing '") + dims[i] + "'");
             const auto& d = v.at(dims[i]);
-            if (!d.is_number_integer() || d.get<long long>() < 1 || d.get<long long>() > k_max_value)
+            if (!d.is_number_integer() || d.get<long long>() < 1 ||
+                d.get<long long>() > k_max_value)
                 fail(json_path_key(p, dims[i]), "expected a positive integer, got " + dump(d));
             a.emplace_back(find_config_field(k_tile_fields[i]), d.get<long long>());
         }
         if (v.contains("wave"))
-            for (auto& x : triple(v.at("wave"), json_path_key(p, "wave"), k_wave_fields)) a.push_back(x);
+            for (auto& x : triple(v.at("wave"), json_path_key(p, "wave"), k_wave_fields))
+                a.push_back(x);
         if (v.contains("warp_tile"))
-            for (auto& x : triple(v.at("warp_tile"), json_path_key(p, "warp_tile"), k_warp_fields)) a.push_back(x);
+            for (auto& x : triple(v.at("warp_tile"), json_path_key(p, "warp_tile"), k_warp_fields))
+                a.push_back(x);
         return a;
     }
 
     Assignment two_stage(const json& v, const std::string& p) const {
         if (!v.is_boolean()) fail(p, "expected true or false, got " + dump(v));
-        return {{find_config_field("split_k_mode"), std::string(v.get<bool>() ? "2stage" : "atomic")}};
+        return {
+            {find_config_field("split_k_mode"), std::string(v.get<bool>() ? "2stage" : "atomic")}};
     }
 
     void add_defaults(TraitConfig& tc, const std::map<std::string, std::string>& owner) const {
@@ -218,7 +250,8 @@ private:
             add("tile", std::move(tiles));
         } else {
             for (const auto& f : k_tile_fields)
-                if (!given(f)) fail("trait_config", "gives some of tile_m/tile_n/tile_k but not " + f);
+                if (!given(f))
+                    fail("trait_config", "gives some of tile_m/tile_n/tile_k but not " + f);
         }
         if (!given("wave_m") && !given("wave_n") && !given("wave_k")) {
             std::vector<Assignment> waves;
@@ -234,8 +267,8 @@ private:
 
     static std::vector<std::array<int, 3>> default_tiles() {
         // CK's common grouped-conv block tiles.
-        return {{16, 64, 64},  {32, 64, 64},  {64, 64, 64},  {64, 128, 64}, {128, 64, 64},
-                {128, 128, 64}, {128, 64, 128}, {64, 64, 32},  {128, 128, 32}, {64, 32, 64}};
+        return {{16, 64, 64},   {32, 64, 64},   {64, 64, 64}, {64, 128, 64},  {128, 64, 64},
+                {128, 128, 64}, {128, 64, 128}, {64, 64, 32}, {128, 128, 32}, {64, 32, 64}};
     }
 
     std::string source_;
@@ -250,7 +283,9 @@ std::size_t TraitConfig::candidate_count() const {
 }
 
 void derive_defaults(KernelConfig& c, const std::vector<std::string>& derived) {
-    auto has = [&](const char* f) { return std::find(derived.begin(), derived.end(), f) != derived.end(); };
+    auto has = [&](const char* f) {
+        return std::find(derived.begin(), derived.end(), f) != derived.end();
+    };
     const int width = 16 / element_bytes(c.dtype);
     if (has("vector_size_a")) c.vector_size_a = width;
     if (has("vector_size_b")) c.vector_size_b = width;
@@ -275,9 +310,12 @@ TraitConfig load_trait_config(const std::string& path, std::optional<Variant> ex
 
 std::string default_config_path(Variant variant) {
     switch (variant) {
-    case Variant::Forward: return find_data_file("configs/forward_bf16.json");
-    case Variant::BwdData: return find_data_file("configs/bwd_data.json");
-    case Variant::BwdWeight: return find_data_file("configs/bwd_weight.json");
+    case Variant::Forward:
+        return find_data_file("configs/forward_bf16.json");
+    case Variant::BwdData:
+        return find_data_file("configs/bwd_data.json");
+    case Variant::BwdWeight:
+        return find_data_file("configs/bwd_weight.json");
     }
     throw Error("unknown variant");
 }

@@ -44,7 +44,8 @@ struct TraitConfig {
 // Throws gconv::Error "<source>: <json path>: <what is wrong> (allowed: ...)".
 TraitConfig parse_trait_config(const std::string& json_text, const std::string& source,
                                std::optional<Variant> expected_variant = std::nullopt);
-TraitConfig load_trait_config(const std::string& path, std::optional<Variant> expected_variant = std::nullopt);
+TraitConfig load_trait_config(const std::string& path,
+                              std::optional<Variant> expected_variant = std::nullopt);
 
 // Fills the fields listed in `derived`: vector widths = 16 bytes of the dtype, warp tile by
 // dtype (32x32x16 for bf16/fp16, 32x32x4 for fp32), num_wave_groups = 2 for compv5 else 1,

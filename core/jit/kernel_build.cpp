@@ -42,7 +42,9 @@ KernelBuildResult build_kernels(const std::vector<KernelConfig>& configs, const 
         k.compile_seconds = r.seconds;
         k.from_cache = r.from_cache;
         k.log_head = r.ok ? std::string() : log_head(r.log);
-        if (r.ok) k.code_object = cache.entry_path(KernelCache::key(requests[i], toolchain.identity), ".bin");
+        if (r.ok)
+            k.code_object =
+                cache.entry_path(KernelCache::key(requests[i], toolchain.identity), ".bin");
     }
     return out;
 }

@@ -6,6 +6,8 @@
 
 namespace gconv {
 
-std::string git_commit() { return GCONV_GIT_COMMIT; }
+std::string git_commit() {
+    return GCONV_GIT_COMMIT;
+}
 
 } // namespace gconv

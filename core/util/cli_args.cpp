@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <iostream>
 
 namespace gconv {
 
@@ -28,7 +29,9 @@ void CliArgs::parse(int argc, char** argv) {
                 inline_value = true;
             }
             const CliOption* o = find(name);
-            if (!o) throw Error(program_ + ": unknown option " + name + " (see " + program_ + " --help)");
+            if (!o)
+                throw Error(program_ + ": unknown option " + name + " (see " + program_ +
+                            " --help)");
             if (values_.count(name)) throw Error(program_ + ": " + name + " given twice");
             if (o->value.empty()) {
                 if (inline_value) throw Error(program_ + ": " + name + " takes no value");
@@ -36,7 +39,8 @@ void CliArgs::parse(int argc, char** argv) {
                 continue;
             }
             if (!inline_value) {
-                if (i + 1 >= argc) throw Error(program_ + ": " + name + " needs a value (" + o->value + ")");
+                if (i + 1 >= argc)
+                    throw Error(program_ + ": " + name + " needs a value (" + o->value + ")");
                 value = argv[++i];
             }
             values_[name] = value;
@@ -46,6 +50,20 @@ void CliArgs::parse(int argc, char** argv) {
             positional_.push_back(arg);
         }
     }
+}
+
+std::optional<int> CliArgs::parse_or_exit(int argc, char** argv, const std::string& details) {
+    try {
+        parse(argc, argv);
+    } catch (const Error& e) {
+        std::cerr << e.what() << "\n";
+        return 2;
+    }
+    if (has("--help")) {
+        std::cout << help_text(details);
+        return 0;
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> CliArgs::get(const std::string& name) const {
@@ -58,14 +76,15 @@ std::string CliArgs::get_or(const std::string& name, const std::string& fallback
     return get(name).value_or(fallback);
 }
 
-long long CliArgs::get_int(const std::string& name, long long fallback, long long lo, long long hi) const {
+long long CliArgs::get_int(const std::string& name, long long fallback, long long lo,
+                           long long hi) const {
     auto v = get(name);
     if (!v) return fallback;
     long long out = 0;
     auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
     if (ec != std::errc() || ptr != v->data() + v->size() || out < lo || out > hi)
-        throw Error(program_ + ": " + name + " takes an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                    ", got '" + *v + "'");
+        throw Error(program_ + ": " + name + " takes an integer from " + std::to_string(lo) +
+                    " to " + std::to_string(hi) + ", got '" + *v + "'");
     return out;
 }
 
@@ -75,8 +94,8 @@ double CliArgs::get_double(const std::string& name, double fallback, double lo, 
     char* end = nullptr;
     double out = std::strtod(v->c_str(), &end);
     if (v->empty() || *end != '\0' || !(out >= lo && out <= hi))
-        throw Error(program_ + ": " + name + " takes a number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                    ", got '" + *v + "'");
+        throw Error(program_ + ": " + name + " takes a number from " + std::to_string(lo) + " to " +
+                    std::to_string(hi) + ", got '" + *v + "'");
     return out;
 }
 
@@ -84,8 +103,10 @@ std::string CliArgs::help_text(const std::string& details) const {
     std::string out = "usage: " + program_ + " " + synopsis_ + "\n\noptions:\n";
     for (const auto& o : options_) {
         std::string left = "  " + o.name + (o.value.empty() ? "" : " " + o.value);
-        if (left.size() < 28) left.resize(28, ' ');
-        else left += "\n" + std::string(28, ' ');
+        if (left.size() < 28)
+            left.resize(28, ' ');
+        else
+            left += "\n" + std::string(28, ' ');
         out += left + o.help + (o.fallback.empty() ? "" : " (default: " + o.fallback + ")") + "\n";
     }
     if (!details.empty()) out += "\n" + details;

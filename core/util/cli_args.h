@@ -9,8 +9,8 @@
 namespace gconv {
 
 struct CliOption {
-    std::string name;     // "--arch"
-    std::string value;    // "ARCH" (empty for a flag)
+    std::string name;  // "--arch"
+    std::string value; // "ARCH" (empty for a flag)
     std::string help;
     std::string fallback; // shown as the default in --help
 };
@@ -21,12 +21,16 @@ public:
 
     // Throws gconv::Error for unknown options, missing values and repeated options.
     void parse(int argc, char** argv);
+    // parse(), then the two early exits every tool shares: a bad command line (message on
+    // stderr, 2) and --help (help on stdout, 0). nullopt: go on.
+    std::optional<int> parse_or_exit(int argc, char** argv, const std::string& details);
 
     bool has(const std::string& name) const { return values_.count(name) != 0; }
     std::optional<std::string> get(const std::string& name) const;
     std::string get_or(const std::string& name, const std::string& fallback) const;
     // Throws gconv::Error naming the option when the value is not an integer in [lo, hi].
-    long long get_int(const std::string& name, long long fallback, long long lo, long long hi) const;
+    long long get_int(const std::string& name, long long fallback, long long lo,
+                      long long hi) const;
     double get_double(const std::string& name, double fallback, double lo, double hi) const;
     const std::vector<std::string>& positional() const { return positional_; }
 

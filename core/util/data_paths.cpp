@@ -27,7 +27,8 @@ std::string find_data_file(const std::string& relative) {
         if (fs::exists(candidate, ec)) return candidate.string();
         looked += "\n  " + candidate.string();
     }
-    throw Error("cannot find " + relative + "; looked in:" + looked + "\n(set GCONV_DATA_DIR to gconv's data directory)");
+    throw Error("cannot find " + relative + "; looked in:" + looked +
+                "\n(set GCONV_DATA_DIR to gconv's data directory)");
 }
 
 } // namespace gconv

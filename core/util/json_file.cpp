@@ -32,11 +32,14 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& origi
         }
         std::string what = e.what();
         if (auto pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);
-        throw Error(origin + ":" + std::to_string(line) + ":" + std::to_string(column) + ": invalid JSON: " + what);
+        throw Error(origin + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                    ": invalid JSON: " + what);
     }
 }
 
-nlohmann::json read_json_file(const std::string& path) { return parse_json_text(read_text_file(path), path); }
+nlohmann::json read_json_file(const std::string& path) {
+    return parse_json_text(read_text_file(path), path);
+}
 
 std::string json_path_index(const std::string& base, std::size_t index) {
     return base + "[" + std::to_string(index) + "]";

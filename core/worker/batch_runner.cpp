@@ -45,13 +45,15 @@ struct ReferenceKernels {
     gpu::Kernel compute, fill_random, fill_poison;
 };
 
-ReferenceKernels load_reference(DataType dtype, Variant variant, const std::string& arch, const jit::KernelCache& cache) {
+ReferenceKernels load_reference(DataType dtype, Variant variant, const std::string& arch,
+                                const jit::KernelCache& cache) {
     jit::CompileRequest request;
     request.name = "gconv_reference.hip";
     request.source = generate_reference_source(dtype);
     request.headers = jit::embedded_headers();
     request.arch = arch;
-    const jit::CompileResult compiled = jit::compile_cached(cache, jit::native_toolchain(), request);
+    const jit::CompileResult compiled =
+        jit::compile_cached(cache, jit::native_toolchain(), request);
     if (!compiled.ok) throw Error("the reference kernels did not compile:\n" + compiled.log);
     gpu::Module module(compiled.code);
     auto compute = module.function(std::string(reference_entry_for(variant)));
@@ -87,7 +89,8 @@ struct ProblemData {
 gpu::LaunchConfig grid_stride(std::size_t n, int sm_count, hipStream_t stream) {
     gpu::LaunchConfig c;
     c.block = {256, 1, 1};
-    const std::size_t blocks = std::min<std::size_t>((n + 255) / 256, std::size_t(std::max(sm_count, 1)) * 32);
+    const std::size_t blocks =
+        std::min<std::size_t>((n + 255) / 256, std::size_t(std::max(sm_count, 1)) * 32);
     c.grid = {unsigned(std::max<std::size_t>(blocks, 1)), 1, 1};
     c.stream = stream;
     return c;
@@ -95,7 +98,8 @@ gpu::LaunchConfig grid_stride(std::size_t n, int sm_count, hipStream_t stream) {
 
 class Batch {
 public:
-    Batch(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit, const BatchOptions& options)
+    Batch(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit,
+          const BatchOptions& options)
         : request_(request), emit_(emit), options_(options) {}
 
     int run() {
@@ -103,10 +107,11 @@ public:
         info_ = gpu::query(options_.device);
         variant_ = *enum_from_string<Variant>(request_.variant);
         dtype_ = *enum_from_string<DataType>(request_.dtype);
-        cache_ = std::make_unique<jit::KernelCache>(options_.cache_root.empty() ? jit::KernelCache::default_root()
-                                                                                : options_.cache_root);
+        cache_ = std::make_unique<jit::KernelCache>(
+            options_.cache_root.empty() ? jit::KernelCache::default_root() : options_.cache_root);
         stream_ = std::make_unique<gpu::Stream>();
-        if (request_.flush_l2) flush_ = DeviceBuffer(std::max<std::size_t>(info_.l2_bytes * 2, 1 << 20));
+        if (request_.flush_l2)
+            flush_ = DeviceBuffer(std::max<std::size_t>(info_.l2_bytes * 2, 1 << 20));
 
         for (const auto& p : request_.problems) problems_json_[p.id] = &p;
         for (const auto& k : request_.kernels) kernels_json_[k.id] = &k;
@@ -156,7 +161,9 @@ private:
     }
 
     ReferenceKernels& reference() {
-        if (!reference_) reference_ = std::make_unique<ReferenceKernels>(load_reference(dtype_, variant_, info_.arch, *cache_));
+        if (!reference_)
+            reference_ = std::make_unique<ReferenceKernels>(
+                load_reference(dtype_, variant_, info_.arch, *cache_));
         return *reference_;
     }
 
@@ -179,7 +186,8 @@ private:
         if (current_ && current_id_ == id) return *current_;
         current_.reset();
         current_id_ = id;
-        if (auto it = oom_.find(id); it != oom_.end()) throw GpuError(it->second, hipErrorOutOfMemory, __FILE__, __LINE__);
+        if (auto it = oom_.find(id); it != oom_.end())
+            throw GpuError(it->second, hipErrorOutOfMemory, __FILE__, __LINE__);
         auto data = std::make_unique<ProblemData>();
         data->problem = sizes(id);
         const Problem& p = data->problem;
@@ -199,12 +207,15 @@ private:
         // Every tensor gets random values (the result one too: a kernel that accumulates into
         // stale data must not pass), each from its own seed.
         for (int t = 0; t < 3; ++t)
-            fill(ref.fill_random, data->tensors[t], data->elements[t], request_.seed * 3 + uint64_t(t) + uint64_t(id) * 7919);
-        ConvParams params = make_params(p, data->buffer(Tensor::In).data(), data->buffer(Tensor::Wei).data(),
-                                        data->buffer(Tensor::Out).data());
+            fill(ref.fill_random, data->tensors[t], data->elements[t],
+                 request_.seed * 3 + uint64_t(t) + uint64_t(id) * 7919);
+        ConvParams params =
+            make_params(p, data->buffer(Tensor::In).data(), data->buffer(Tensor::Wei).data(),
+                        data->buffer(Tensor::Out).data());
         gpu::KernelArgs args;
         args.add(params).add(data->reference.as<float>());
-        gpu::launch(ref.compute, grid_stride(data->count(data->result), info_.sm_count, stream_->get()), args);
+        gpu::launch(ref.compute,
+                    grid_stride(data->count(data->result), info_.sm_count, stream_->get()), args);
         stream_->synchronize();
         data->reference_host.resize(data->count(data->result));
         data->reference.download(std::span<float>(data->reference_host));
@@ -214,14 +225,16 @@ private:
 
     const Problem& sizes(int64_t id) {
         if (auto it = parsed_.find(id); it != parsed_.end()) return it->second;
-        Problem p = problem_from_json(problems_json_.at(id)->problem, "request.problems[id=" + std::to_string(id) + "]");
+        Problem p = problem_from_json(problems_json_.at(id)->problem,
+                                      "request.problems[id=" + std::to_string(id) + "]");
         return parsed_.emplace(id, std::move(p)).first->second;
     }
 
     LoadedKernel& kernel(int64_t id) {
         if (auto it = loaded_.find(id); it != loaded_.end()) return *it->second;
         const WorkerKernel& k = *kernels_json_.at(id);
-        KernelConfig config = config_from_json(k.config, "request.kernels[id=" + std::to_string(id) + "].config");
+        KernelConfig config =
+            config_from_json(k.config, "request.kernels[id=" + std::to_string(id) + "].config");
         gpu::Module module(read_code_object(k.code_object));
         gpu::Kernel fn = module.function(k.entry);
         auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, std::move(module), fn});
@@ -236,15 +249,16 @@ private:
         ProblemData& data = problem(cell.problem);
 
         const LaunchPlan plan = plan_launch(k.config, p, info_.warp_size);
-        if (plan.shared_bytes > k.kernel.dynamic_shared_allowed()) k.kernel.allow_dynamic_shared(plan.shared_bytes);
+        if (plan.shared_bytes > k.kernel.dynamic_shared_allowed())
+            k.kernel.allow_dynamic_shared(plan.shared_bytes);
         gpu::LaunchConfig launch;
         launch.grid = {plan.grid_x, plan.grid_y, plan.grid_z};
         launch.block = {plan.block_threads, 1, 1};
         launch.dynamic_shared_bytes = unsigned(plan.shared_bytes);
         launch.stream = stream_->get();
         gpu::KernelArgs args;
-        args.add(make_params(k.config, p, data.buffer(Tensor::In).data(), data.buffer(Tensor::Wei).data(),
-                             data.buffer(Tensor::Out).data()));
+        args.add(make_params(k.config, p, data.buffer(Tensor::In).data(),
+                             data.buffer(Tensor::Wei).data(), data.buffer(Tensor::Out).data()));
         auto run_once = [&] { gpu::launch(k.kernel, launch, args); };
 
         // Verify first, on a poisoned result tensor, so an element the kernel never writes fails.
@@ -261,7 +275,9 @@ private:
         LaunchTimer timer(std::max(request_.repeat, 1));
         std::function<void()> between;
         if (request_.flush_l2)
-            between = [&] { GCONV_HIP_CHECK(hipMemsetAsync(flush_.data(), 0, flush_.bytes(), stream_->get())); };
+            between = [&] {
+                GCONV_HIP_CHECK(hipMemsetAsync(flush_.data(), 0, flush_.bytes(), stream_->get()));
+            };
         const TimingStats stats = summarize_timings(timer.run(stream_->get(), run_once, between));
 
         WorkerCellResult r;
@@ -276,8 +292,9 @@ private:
         r.verified = v.passed;
         if (!v.passed) {
             std::ostringstream why;
-            why << "verification failed: max_rel_err " << v.max_rel_err << " (tolerance " << verification_tolerance(dtype_)
-                << "), " << v.mismatches << " of " << n << " elements off, " << v.nan_count << " NaN or unwritten";
+            why << "verification failed: max_rel_err " << v.max_rel_err << " (tolerance "
+                << verification_tolerance(dtype_) << "), " << v.mismatches << " of " << n
+                << " elements off, " << v.nan_count << " NaN or unwritten";
             r.error = why.str();
         }
         return r;

@@ -28,7 +28,8 @@ std::vector<float> LaunchTimer::run(hipStream_t stream, const std::function<void
         }
         GCONV_HIP_CHECK(hipEventSynchronize(events_[std::size_t(n)]));
         for (int i = 0; i < n; ++i)
-            GCONV_HIP_CHECK(hipEventElapsedTime(&ms[std::size_t(i)], events_[std::size_t(i)], events_[std::size_t(i + 1)]));
+            GCONV_HIP_CHECK(hipEventElapsedTime(&ms[std::size_t(i)], events_[std::size_t(i)],
+                                                events_[std::size_t(i + 1)]));
         return ms;
     }
     for (int i = 0; i < n; ++i) {
@@ -39,7 +40,8 @@ std::vector<float> LaunchTimer::run(hipStream_t stream, const std::function<void
     }
     GCONV_HIP_CHECK(hipEventSynchronize(events_.back()));
     for (int i = 0; i < n; ++i)
-        GCONV_HIP_CHECK(hipEventElapsedTime(&ms[std::size_t(i)], events_[std::size_t(2 * i)], events_[std::size_t(2 * i + 1)]));
+        GCONV_HIP_CHECK(hipEventElapsedTime(&ms[std::size_t(i)], events_[std::size_t(2 * i)],
+                                            events_[std::size_t(2 * i + 1)]));
     return ms;
 }
 

@@ -238,8 +238,8 @@ private slots:
         expect_reason(c, p, "tile_k");
         c = base(), c.pipeline = Pipeline::CompV4;
         expect_reason(c, p, "pipeline");
-        c = base(), c.pipeline = Pipeline::CompV5, c.double_smem_buffer = true, c.num_wave_groups = 2,
-        c.scheduler = Scheduler::Interwave;
+        c = base(), c.pipeline = Pipeline::CompV5, c.double_smem_buffer = true,
+        c.num_wave_groups = 2, c.scheduler = Scheduler::Interwave;
         expect_reason(c, p, "scheduler");
         c = base(), c.double_smem_buffer = true;
         expect_reason(c, p, "double_smem_buffer");

@@ -22,9 +22,12 @@ class TestInstancesCli : public QObject {
         QProcess p;
         p.start(gconv::test::tool_path("gconv-instances"), args);
         if (!p.waitForFinished(60000)) return {-1, {}, "did not finish"};
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError())};
     }
-    QString config(const char* name) { return gconv::test::source_path(QString("configs/") + name); }
+    QString config(const char* name) {
+        return gconv::test::source_path(QString("configs/") + name);
+    }
 
 private slots:
     void count_list_and_export_agree() {
@@ -46,7 +49,8 @@ private slots:
 
         QTemporaryDir dir;
         const QString path = dir.filePath("k.json");
-        QCOMPARE(run({config("forward_bf16.json"), "--arch", "sm_90", "--export-json", path}).code, 0);
+        QCOMPARE(run({config("forward_bf16.json"), "--arch", "sm_90", "--export-json", path}).code,
+                 0);
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const auto doc = QJsonDocument::fromJson(f.readAll()).object();
@@ -54,27 +58,31 @@ private slots:
         const auto kernels = doc["kernels"].toArray();
         QCOMPARE(kernels.size(), n);
         const auto first = kernels[0].toObject();
-        for (const char* key : {"name", "tile_m", "wave_m", "warp_tile_k", "pipeline", "scheduler", "double_smem_buffer",
-                                "split_image", "num_groups_to_merge", "vector_size_a", "split_k", "epilogue"})
+        for (const char* key : {"name", "tile_m", "wave_m", "warp_tile_k", "pipeline", "scheduler",
+                                "double_smem_buffer", "split_image", "num_groups_to_merge",
+                                "vector_size_a", "split_k", "epilogue"})
             QVERIFY2(first.contains(key), key);
         QCOMPARE(first["name"].toString(), lines[0].section(' ', 1));
     }
 
     void filter_narrows_the_pool() {
-        const auto all = run({config("forward_bf16.json"), "--arch", "sm_90", "--count-only"}).out.toInt();
-        const auto some = run({config("forward_bf16.json"), "--arch", "sm_90", "--count-only", "--filter",
-                               "c.tile_n >= 128 and c.pipeline == 'compv5'"});
+        const auto all =
+            run({config("forward_bf16.json"), "--arch", "sm_90", "--count-only"}).out.toInt();
+        const auto some = run({config("forward_bf16.json"), "--arch", "sm_90", "--count-only",
+                               "--filter", "c.tile_n >= 128 and c.pipeline == 'compv5'"});
         QCOMPARE(some.code, 0);
         QVERIFY(some.out.toInt() > 0 && some.out.toInt() < all);
-        const auto listed = run({config("forward_bf16.json"), "--arch", "sm_90", "--list", "--filter",
-                                 "c.tile_n >= 128 and c.pipeline == 'compv5'"});
-        for (const auto& line : listed.out.trimmed().split('\n')) QVERIFY2(line.contains("_compv5_"), qPrintable(line));
+        const auto listed = run({config("forward_bf16.json"), "--arch", "sm_90", "--list",
+                                 "--filter", "c.tile_n >= 128 and c.pipeline == 'compv5'"});
+        for (const auto& line : listed.out.trimmed().split('\n'))
+            QVERIFY2(line.contains("_compv5_"), qPrintable(line));
     }
 
     void explain_gives_a_reason_per_culled_config() {
         const auto r = run({config("forward_bf16.json"), "--arch", "gfx942", "--explain"});
         QCOMPARE(r.code, 0);
-        QVERIFY(r.out.contains("scheduler_pipeline: interwave scheduling pairs only with basic_v1 and mem"));
+        QVERIFY(r.out.contains(
+            "scheduler_pipeline: interwave scheduling pairs only with basic_v1 and mem"));
         QVERIFY(r.out.contains(" culled of "));
     }
 
@@ -84,7 +92,8 @@ private slots:
         QVERIFY2(r.err.contains('^'), qPrintable(r.err));
         r = run({config("forward_bf16.json"), "--arch", "sm_99"});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("unknown architecture 'sm_99'") && r.err.contains("gfx950"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("unknown architecture 'sm_99'") && r.err.contains("gfx950"),
+                 qPrintable(r.err));
         r = run({config("forward_bf16.json"), "--arch", "sm_90", "--bogus"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("unknown option --bogus"), qPrintable(r.err));
@@ -97,18 +106,21 @@ private slots:
         QTemporaryDir dir;
         QFile bad(dir.filePath("bad.json"));
         QVERIFY(bad.open(QIODevice::WriteOnly));
-        bad.write("{\"variant\": \"forward\",\n \"trait_config\": {\"pipeline\": {\"values\": [\"compv7\"]}}}");
+        bad.write("{\"variant\": \"forward\",\n \"trait_config\": {\"pipeline\": {\"values\": "
+                  "[\"compv7\"]}}}");
         bad.close();
         r = run({bad.fileName(), "--arch", "sm_90"});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("bad.json") && r.err.contains("trait_config.pipeline.values[0]") && r.err.contains("compv7"),
+        QVERIFY2(r.err.contains("bad.json") && r.err.contains("trait_config.pipeline.values[0]") &&
+                     r.err.contains("compv7"),
                  qPrintable(r.err));
     }
 
     void help_documents_every_option() {
         const auto r = run({"--help"});
         QCOMPARE(r.code, 0);
-        for (const char* opt : {"--arch", "--count-only", "--list", "--export-json", "--filter", "--filter-file", "--explain"})
+        for (const char* opt : {"--arch", "--count-only", "--list", "--export-json", "--filter",
+                                "--filter-file", "--explain"})
             QVERIFY2(r.out.contains(opt), opt);
     }
 };

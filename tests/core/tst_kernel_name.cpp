@@ -30,11 +30,16 @@ private:
 
 private slots:
     void enum_tables_round_trip() {
-        for (auto v : enum_values<Pipeline>()) QCOMPARE(enum_from_string<Pipeline>(to_string(v)), std::optional(v));
-        for (auto v : enum_values<Variant>()) QCOMPARE(enum_from_string<Variant>(to_string(v)), std::optional(v));
-        for (auto v : enum_values<DataType>()) QCOMPARE(enum_from_string<DataType>(to_string(v)), std::optional(v));
-        for (auto v : enum_values<Scheduler>()) QCOMPARE(enum_from_string<Scheduler>(to_string(v)), std::optional(v));
-        for (auto v : enum_values<SplitKMode>()) QCOMPARE(enum_from_string<SplitKMode>(to_string(v)), std::optional(v));
+        for (auto v : enum_values<Pipeline>())
+            QCOMPARE(enum_from_string<Pipeline>(to_string(v)), std::optional(v));
+        for (auto v : enum_values<Variant>())
+            QCOMPARE(enum_from_string<Variant>(to_string(v)), std::optional(v));
+        for (auto v : enum_values<DataType>())
+            QCOMPARE(enum_from_string<DataType>(to_string(v)), std::optional(v));
+        for (auto v : enum_values<Scheduler>())
+            QCOMPARE(enum_from_string<Scheduler>(to_string(v)), std::optional(v));
+        for (auto v : enum_values<SplitKMode>())
+            QCOMPARE(enum_from_string<SplitKMode>(to_string(v)), std::optional(v));
         QVERIFY(!enum_from_string<Pipeline>("compv9"));
         QCOMPARE(enum_names<Pipeline>().size(), enum_values<Pipeline>().size());
     }
@@ -48,9 +53,11 @@ private slots:
         c.double_smem_buffer = true;
         c.split_image = true;
         const std::string name = kernel_name(c);
-        QVERIFY2(name.rfind("grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave_", 0) == 0, name.c_str());
+        QVERIFY2(name.rfind("grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave_", 0) == 0,
+                 name.c_str());
         const std::string tail = "_gm2_dsb_si";
-        QVERIFY2(name.size() > tail.size() && name.substr(name.size() - tail.size()) == tail, name.c_str());
+        QVERIFY2(name.size() > tail.size() && name.substr(name.size() - tail.size()) == tail,
+                 name.c_str());
     }
 
     void every_field_changes_the_name() {
@@ -89,8 +96,14 @@ private slots:
         add([](KernelConfig& c) { c.pad_k = false; });
         add([](KernelConfig& c) { c.split_k = 4; });
         add([](KernelConfig& c) { c.split_k_mode = SplitKMode::Atomic; });
-        add([](KernelConfig& c) { c.split_k = 4; c.split_k_mode = SplitKMode::TwoStage; });
-        add([](KernelConfig& c) { c.split_k = 4; c.split_k_mode = SplitKMode::Atomic; });
+        add([](KernelConfig& c) {
+            c.split_k = 4;
+            c.split_k_mode = SplitKMode::TwoStage;
+        });
+        add([](KernelConfig& c) {
+            c.split_k = 4;
+            c.split_k_mode = SplitKMode::Atomic;
+        });
         std::set<std::string> names{kernel_name(base)};
         for (const auto& c : variants) {
             QVERIFY2(names.insert(kernel_name(c)).second, kernel_name(c).c_str());
@@ -123,12 +136,18 @@ private slots:
     void malformed_names_are_refused_with_the_part() {
         const std::vector<std::pair<std::string, std::string>> bad = {
             {"conv_forward_bf16_2d_64x64x64_compv3_intrawave", "grouped_conv_"},
-            {"grouped_conv_sideways_bf16_2d_64x64x64_compv3_intrawave_w2x2x1_wt32x32x16_v8x8x8", "variant"},
-            {"grouped_conv_forward_bf16_2d_64x64_compv3_intrawave_w2x2x1_wt32x32x16_v8x8x8", "AxBxC"},
-            {"grouped_conv_forward_bf16_2d_64x64x64_compv9_intrawave_w2x2x1_wt32x32x16_v8x8x8", "pipeline"},
-            {"grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave_w2x2x1_wt32x32x16_v8x8x8_zz", "'zz'"},
+            {"grouped_conv_sideways_bf16_2d_64x64x64_compv3_intrawave_w2x2x1_wt32x32x16_v8x8x8",
+             "variant"},
+            {"grouped_conv_forward_bf16_2d_64x64_compv3_intrawave_w2x2x1_wt32x32x16_v8x8x8",
+             "AxBxC"},
+            {"grouped_conv_forward_bf16_2d_64x64x64_compv9_intrawave_w2x2x1_wt32x32x16_v8x8x8",
+             "pipeline"},
+            {"grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave_w2x2x1_wt32x32x16_v8x8x8_zz",
+             "'zz'"},
             {"grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave", "missing"},
-            {"grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave_w2x2x1_wt32x32x16_v8x8x8_dsb_gm2", "canonical"},
+            {"grouped_conv_forward_bf16_2d_64x64x64_compv3_intrawave_w2x2x1_wt32x32x16_v8x8x8_dsb_"
+             "gm2",
+             "canonical"},
         };
         for (const auto& [name, expected] : bad) {
             try {
@@ -150,9 +169,15 @@ private slots:
             for (int e = 0; e < edits; ++e) {
                 const std::size_t pos = rng() % (s.size() + 1);
                 switch (rng() % 3) {
-                case 0: s.insert(s.begin() + pos, alphabet[rng() % alphabet.size()]); break;
-                case 1: if (pos < s.size()) s.erase(pos, 1); break;
-                default: if (pos < s.size()) s[pos] = char(rng() % 256); break;
+                case 0:
+                    s.insert(s.begin() + pos, alphabet[rng() % alphabet.size()]);
+                    break;
+                case 1:
+                    if (pos < s.size()) s.erase(pos, 1);
+                    break;
+                default:
+                    if (pos < s.size()) s[pos] = char(rng() % 256);
+                    break;
                 }
             }
             try {

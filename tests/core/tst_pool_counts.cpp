@@ -41,7 +41,8 @@ class TestPoolCounts : public QObject {
             }
             if (cells.value(0).startsWith("---")) continue;
             Row row{cells.value(0), {}};
-            for (int i = 1; i < cells.size(); ++i) row.counts[archs.value(i - 1)] = cells[i].toInt();
+            for (int i = 1; i < cells.size(); ++i)
+                row.counts[archs.value(i - 1)] = cells[i].toInt();
             rows.append(row);
         }
         return rows;
@@ -58,7 +59,8 @@ private slots:
             const auto traits = load_trait_config(dir.filePath(f).toStdString());
             for (const char* arch : {"sm_90", "gfx950"}) {
                 const auto n = enumerate_pool(traits, specs.get(arch), specs).kernels.size();
-                QVERIFY2(n >= 100 && n < 5000, qPrintable(QString("%1 on %2: %3 kernels").arg(f, arch).arg(n)));
+                QVERIFY2(n >= 100 && n < 5000,
+                         qPrintable(QString("%1 on %2: %3 kernels").arg(f, arch).arg(n)));
             }
         }
         QVERIFY(configs >= 12);
@@ -76,12 +78,14 @@ private slots:
             QVERIFY2(shipped.contains(row.config), qPrintable(row.config));
             const auto traits = load_trait_config(dir.filePath(row.config).toStdString());
             for (auto it = row.counts.begin(); it != row.counts.end(); ++it) {
-                const auto n = int(enumerate_pool(traits, specs.get(it.key().toStdString()), specs).kernels.size());
-                QVERIFY2(n == it.value(), qPrintable(QString("%1 on %2: README says %3, the code gives %4 "
-                                                             "(run scripts/pool_counts.sh)")
-                                                         .arg(row.config, it.key())
-                                                         .arg(it.value())
-                                                         .arg(n)));
+                const auto n = int(enumerate_pool(traits, specs.get(it.key().toStdString()), specs)
+                                       .kernels.size());
+                QVERIFY2(n == it.value(),
+                         qPrintable(QString("%1 on %2: README says %3, the code gives %4 "
+                                            "(run scripts/pool_counts.sh)")
+                                        .arg(row.config, it.key())
+                                        .arg(it.value())
+                                        .arg(n)));
             }
         }
     }

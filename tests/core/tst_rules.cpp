@@ -32,7 +32,8 @@ class TestRules : public QObject {
 
     // Asserts that `c` on `arch` is culled by `rule` (and by no other rule), and that the
     // message mentions `needle`.
-    void expect_only(const KernelConfig& c, const std::string& arch, Rule rule, const std::string& needle) {
+    void expect_only(const KernelConfig& c, const std::string& arch, Rule rule,
+                     const std::string& needle) {
         const auto reasons = check_legality(c, specs().get(arch), specs());
         QVERIFY2(!reasons.empty(), ("not culled: expected " + std::string(rule_id(rule))).c_str());
         std::string all;
@@ -144,14 +145,16 @@ private slots:
         c.tile_k = 64;
         auto reasons = check_legality(c, specs().get("sm_90"), specs());
         bool found = false;
-        for (const auto& r : reasons) found |= r.rule == Rule::TileShape && r.message.find("wave_k 2") != std::string::npos;
+        for (const auto& r : reasons)
+            found |= r.rule == Rule::TileShape && r.message.find("wave_k 2") != std::string::npos;
         QVERIFY(found);
         c = legal_base();
         c.tile_n = 96;
         c.wave_n = 3;
         reasons = check_legality(c, specs().get("sm_90"), specs());
         found = false;
-        for (const auto& r : reasons) found |= r.rule == Rule::TileShape && r.message.find("tile_n 96") != std::string::npos;
+        for (const auto& r : reasons)
+            found |= r.rule == Rule::TileShape && r.message.find("tile_n 96") != std::string::npos;
         QVERIFY(found);
     }
 

@@ -25,7 +25,8 @@ std::string error_of(const std::string& text, std::optional<Variant> variant = s
 
 std::size_t pool_size(const std::string& text, const char* arch = "sm_90") {
     const auto& specs = default_arch_specs();
-    return enumerate_pool(parse_trait_config(text, "cfg.json"), specs.get(arch), specs).kernels.size();
+    return enumerate_pool(parse_trait_config(text, "cfg.json"), specs.get(arch), specs)
+        .kernels.size();
 }
 
 } // namespace
@@ -37,35 +38,50 @@ private slots:
     void error_messages_name_file_path_and_allowed_values_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QStringList>("needles");
-        QTest::newRow("unknown key") << R"({"variant":"forward","trait_config":{"pipelin":{"values":["compv3"]}}})"
-                                     << QStringList{"cfg.json", "trait_config.pipelin", "unknown key", "pipeline"};
-        QTest::newRow("unknown value") << R"({"variant":"forward","trait_config":{"pipeline":{"values":["compv3","compv9"]}}})"
-                                       << QStringList{"trait_config.pipeline.values[1]", "compv9", "compv4, compv5"};
-        QTest::newRow("wrong type") << R"({"variant":"forward","trait_config":{"tile_m":{"values":["64"]},"tile_n":{"values":[64]},"tile_k":{"values":[64]}}})"
-                                    << QStringList{"trait_config.tile_m.values[0]", "expected an integer", "string"};
-        QTest::newRow("bool type") << R"({"variant":"forward","trait_config":{"split_image":{"values":[1]}}})"
-                                   << QStringList{"trait_config.split_image.values[0]", "true or false"};
-        QTest::newRow("empty allow-list") << R"({"variant":"forward","trait_config":{"pipeline":{"values":[]}}})"
-                                          << QStringList{"trait_config.pipeline.values", "empty allow-list"};
-        QTest::newRow("not values") << R"({"variant":"forward","trait_config":{"pipeline":["compv3"]}})"
-                                    << QStringList{"trait_config.pipeline", "{\"values\": [...]}"};
-        QTest::newRow("bad variant") << R"({"variant":"fwd","trait_config":{}})"
-                                     << QStringList{"variant", "fwd", "forward, bwd_data, bwd_weight"};
-        QTest::newRow("missing variant") << R"({"trait_config":{}})" << QStringList{"variant", "missing"};
-        QTest::newRow("top-level key") << R"({"variant":"forward","traits":{}})"
-                                       << QStringList{"traits", "allowed: variant, trait_config, description"};
-        QTest::newRow("tile record key") << R"({"variant":"forward","trait_config":{"tile":{"values":[{"m":64,"n":64,"kk":32}]}}})"
-                                         << QStringList{"trait_config.tile.values[0].kk", "allowed: m, n, k, wave, warp_tile"};
-        QTest::newRow("triple shape") << R"({"variant":"forward","trait_config":{"wave_layout":{"values":[[2,2]]}}})"
-                                      << QStringList{"trait_config.wave_layout.values[0]", "wave_m, wave_n, wave_k"};
-        QTest::newRow("two keys one field") << R"({"variant":"forward","trait_config":{"tile":{"values":[[64,64,64]]},"tile_m":{"values":[64]}}})"
-                                            << QStringList{"tile_m", "sets too"};
-        QTest::newRow("partial tile fields") << R"({"variant":"forward","trait_config":{"tile_m":{"values":[64]}}})"
-                                             << QStringList{"tile_n"};
-        QTest::newRow("synonym clash") << R"({"variant":"forward","trait_config":{"scheduler":{"values":["intrawave"]},"wave_mode":{"values":["interwave"]}}})"
-                                       << QStringList{"scheduler", "sets too"};
-        QTest::newRow("syntax error has line") << "{\"variant\": \"forward\",\n \"trait_config\": {,}}"
-                                               << QStringList{"cfg.json:2:", "invalid JSON"};
+        QTest::newRow("unknown key")
+            << R"({"variant":"forward","trait_config":{"pipelin":{"values":["compv3"]}}})"
+            << QStringList{"cfg.json", "trait_config.pipelin", "unknown key", "pipeline"};
+        QTest::newRow("unknown value")
+            << R"({"variant":"forward","trait_config":{"pipeline":{"values":["compv3","compv9"]}}})"
+            << QStringList{"trait_config.pipeline.values[1]", "compv9", "compv4, compv5"};
+        QTest::newRow("wrong type")
+            << R"({"variant":"forward","trait_config":{"tile_m":{"values":["64"]},"tile_n":{"values":[64]},"tile_k":{"values":[64]}}})"
+            << QStringList{"trait_config.tile_m.values[0]", "expected an integer", "string"};
+        QTest::newRow("bool type")
+            << R"({"variant":"forward","trait_config":{"split_image":{"values":[1]}}})"
+            << QStringList{"trait_config.split_image.values[0]", "true or false"};
+        QTest::newRow("empty allow-list")
+            << R"({"variant":"forward","trait_config":{"pipeline":{"values":[]}}})"
+            << QStringList{"trait_config.pipeline.values", "empty allow-list"};
+        QTest::newRow("not values")
+            << R"({"variant":"forward","trait_config":{"pipeline":["compv3"]}})"
+            << QStringList{"trait_config.pipeline", "{\"values\": [...]}"};
+        QTest::newRow("bad variant")
+            << R"({"variant":"fwd","trait_config":{}})"
+            << QStringList{"variant", "fwd", "forward, bwd_data, bwd_weight"};
+        QTest::newRow("missing variant")
+            << R"({"trait_config":{}})" << QStringList{"variant", "missing"};
+        QTest::newRow("top-level key")
+            << R"({"variant":"forward","traits":{}})"
+            << QStringList{"traits", "allowed: variant, trait_config, description"};
+        QTest::newRow("tile record key")
+            << R"({"variant":"forward","trait_config":{"tile":{"values":[{"m":64,"n":64,"kk":32}]}}})"
+            << QStringList{"trait_config.tile.values[0].kk", "allowed: m, n, k, wave, warp_tile"};
+        QTest::newRow("triple shape")
+            << R"({"variant":"forward","trait_config":{"wave_layout":{"values":[[2,2]]}}})"
+            << QStringList{"trait_config.wave_layout.values[0]", "wave_m, wave_n, wave_k"};
+        QTest::newRow("two keys one field")
+            << R"({"variant":"forward","trait_config":{"tile":{"values":[[64,64,64]]},"tile_m":{"values":[64]}}})"
+            << QStringList{"tile_m", "sets too"};
+        QTest::newRow("partial tile fields")
+            << R"({"variant":"forward","trait_config":{"tile_m":{"values":[64]}}})"
+            << QStringList{"tile_n"};
+        QTest::newRow("synonym clash")
+            << R"({"variant":"forward","trait_config":{"scheduler":{"values":["intrawave"]},"wave_mode":{"values":["interwave"]}}})"
+            << QStringList{"scheduler", "sets too"};
+        QTest::newRow("syntax error has line")
+            << "{\"variant\": \"forward\",\n \"trait_config\": {,}}"
+            << QStringList{"cfg.json:2:", "invalid JSON"};
     }
 
     void error_messages_name_file_path_and_allowed_values() {
@@ -73,30 +89,42 @@ private slots:
         QFETCH(QStringList, needles);
         const std::string message = error_of(text.toStdString());
         QVERIFY2(!message.empty(), "accepted bad config");
-        for (const auto& n : needles) QVERIFY2(message.find(n.toStdString()) != std::string::npos, message.c_str());
+        for (const auto& n : needles)
+            QVERIFY2(message.find(n.toStdString()) != std::string::npos, message.c_str());
     }
 
     void variant_mismatch_is_refused() {
-        const std::string message = error_of(R"({"variant":"bwd_data","trait_config":{}})", Variant::Forward);
-        QVERIFY2(message.find("config is for bwd_data but forward was asked for") != std::string::npos, message.c_str());
+        const std::string message =
+            error_of(R"({"variant":"bwd_data","trait_config":{}})", Variant::Forward);
+        QVERIFY2(message.find("config is for bwd_data but forward was asked for") !=
+                     std::string::npos,
+                 message.c_str());
     }
 
     void wave_mode_is_a_synonym_of_scheduler() {
-        const auto a = pool_size(R"({"variant":"forward","trait_config":{"pipeline":{"values":["mem"]},"wave_mode":{"values":["interwave"]}}})");
-        const auto b = pool_size(R"({"variant":"forward","trait_config":{"pipeline":{"values":["mem"]},"scheduler":{"values":["interwave"]}}})");
+        const auto a = pool_size(
+            R"({"variant":"forward","trait_config":{"pipeline":{"values":["mem"]},"wave_mode":{"values":["interwave"]}}})");
+        const auto b = pool_size(
+            R"({"variant":"forward","trait_config":{"pipeline":{"values":["mem"]},"scheduler":{"values":["interwave"]}}})");
         QVERIFY(a > 0);
         QCOMPARE(a, b);
         const auto& specs = default_arch_specs();
-        auto pool = enumerate_pool(parse_trait_config(R"({"variant":"forward","trait_config":{"pipeline":{"values":["mem"]},"wave_mode":{"values":["interwave"]}}})", "x"),
-                                   specs.get("sm_90"), specs);
+        auto pool = enumerate_pool(
+            parse_trait_config(
+                R"({"variant":"forward","trait_config":{"pipeline":{"values":["mem"]},"wave_mode":{"values":["interwave"]}}})",
+                "x"),
+            specs.get("sm_90"), specs);
         for (const auto& k : pool.kernels) QCOMPARE(k.scheduler, Scheduler::Interwave);
     }
 
     void tile_records_equal_per_field_lists() {
-        const std::string records = R"({"variant":"forward","trait_config":{"tile":{"values":[{"m":64,"n":64,"k":32},{"m":64,"n":128,"k":32},[128,64,32],[128,128,32]]}}})";
-        const std::string fields = R"({"variant":"forward","trait_config":{"tile_m":{"values":[64,128]},"tile_n":{"values":[64,128]},"tile_k":{"values":[32]}}})";
+        const std::string records =
+            R"({"variant":"forward","trait_config":{"tile":{"values":[{"m":64,"n":64,"k":32},{"m":64,"n":128,"k":32},[128,64,32],[128,128,32]]}}})";
+        const std::string fields =
+            R"({"variant":"forward","trait_config":{"tile_m":{"values":[64,128]},"tile_n":{"values":[64,128]},"tile_k":{"values":[32]}}})";
         const auto& specs = default_arch_specs();
-        auto a = enumerate_pool(parse_trait_config(records, "a"), specs.get("sm_90"), specs).kernels;
+        auto a =
+            enumerate_pool(parse_trait_config(records, "a"), specs.get("sm_90"), specs).kernels;
         auto b = enumerate_pool(parse_trait_config(fields, "b"), specs.get("sm_90"), specs).kernels;
         std::set<std::string> na, nb;
         for (const auto& k : a) na.insert(kernel_name(k));
@@ -106,7 +134,8 @@ private slots:
     }
 
     void tile_records_may_carry_wave_and_warp_tile() {
-        const std::string text = R"({"variant":"forward","trait_config":{"tile":{"values":[{"m":128,"n":128,"k":32,"wave":[2,2,1],"warp_tile":[64,64,16]}]}}})";
+        const std::string text =
+            R"({"variant":"forward","trait_config":{"tile":{"values":[{"m":128,"n":128,"k":32,"wave":[2,2,1],"warp_tile":[64,64,16]}]}}})";
         const auto& specs = default_arch_specs();
         auto pool = enumerate_pool(parse_trait_config(text, "t"), specs.get("sm_90"), specs);
         QCOMPARE(pool.kernels.size(), std::size_t(1));
@@ -129,8 +158,10 @@ private slots:
             QCOMPARE(k.split_k, 1);
         }
         // fp32 derives its own vector widths and warp tile.
-        auto fp32 = enumerate_pool(parse_trait_config(R"({"variant":"forward","trait_config":{"data_type":{"values":["fp32"]}}})", "f"),
-                                   specs.get("sm_90"), specs);
+        auto fp32 = enumerate_pool(
+            parse_trait_config(
+                R"({"variant":"forward","trait_config":{"data_type":{"values":["fp32"]}}})", "f"),
+            specs.get("sm_90"), specs);
         QVERIFY(!fp32.kernels.empty());
         for (const auto& k : fp32.kernels) {
             QCOMPARE(k.vector_size_a, 4);
@@ -140,8 +171,11 @@ private slots:
 
     void compv5_derives_two_wave_groups_and_compv4_a_second_buffer() {
         const auto& specs = default_arch_specs();
-        auto pool = enumerate_pool(parse_trait_config(R"({"variant":"forward","trait_config":{"pipeline":{"values":["compv4","compv5"]}}})", "p"),
-                                   specs.get("sm_90"), specs);
+        auto pool = enumerate_pool(
+            parse_trait_config(
+                R"({"variant":"forward","trait_config":{"pipeline":{"values":["compv4","compv5"]}}})",
+                "p"),
+            specs.get("sm_90"), specs);
         int v4 = 0, v5 = 0;
         for (const auto& k : pool.kernels) {
             if (k.pipeline == Pipeline::CompV4) {
@@ -158,8 +192,9 @@ private slots:
 
     void culled_configs_keep_their_reasons() {
         const auto& specs = default_arch_specs();
-        auto pool = enumerate_pool(load_trait_config(test::source_path("configs/forward_bf16.json").toStdString()),
-                                   specs.get("sm_90"), specs);
+        auto pool = enumerate_pool(
+            load_trait_config(test::source_path("configs/forward_bf16.json").toStdString()),
+            specs.get("sm_90"), specs);
         QVERIFY(!pool.culled.empty());
         QCOMPARE(pool.kernels.size() + pool.culled.size(), pool.candidates);
         for (const auto& c : pool.culled) {
@@ -170,7 +205,8 @@ private slots:
 
     void random_bytes_never_crash_the_parser() {
         std::mt19937 rng(11);
-        const std::string seed = R"({"variant":"forward","trait_config":{"pipeline":{"values":["compv3","mem"]},"tile":{"values":[{"m":64,"n":64,"k":32},[128,128,32]]},"split_image":{"values":[true,false]},"wave_layout":{"values":[[2,2,1]]}}})";
+        const std::string seed =
+            R"({"variant":"forward","trait_config":{"pipeline":{"values":["compv3","mem"]},"tile":{"values":[{"m":64,"n":64,"k":32},[128,128,32]]},"split_image":{"values":[true,false]},"wave_layout":{"values":[[2,2,1]]}}})";
         int accepted = 0;
         for (int i = 0; i < 5000; ++i) {
             std::string text = seed;
@@ -183,16 +219,23 @@ private slots:
                     const std::size_t pos = rng() % text.size();
                     const char pool[] = "{}[]\",:0123456789-truefalsnm_xk ";
                     switch (rng() % 3) {
-                    case 0: text[pos] = pool[rng() % (sizeof pool - 1)]; break;
-                    case 1: text.erase(pos, 1 + rng() % 3); break;
-                    default: text.insert(pos, 1, pool[rng() % (sizeof pool - 1)]); break;
+                    case 0:
+                        text[pos] = pool[rng() % (sizeof pool - 1)];
+                        break;
+                    case 1:
+                        text.erase(pos, 1 + rng() % 3);
+                        break;
+                    default:
+                        text.insert(pos, 1, pool[rng() % (sizeof pool - 1)]);
+                        break;
                     }
                 }
             }
             try {
                 auto traits = parse_trait_config(text, "fuzz.json");
                 const auto& specs = default_arch_specs();
-                if (traits.candidate_count() < 100000) enumerate_pool(traits, specs.get("sm_90"), specs);
+                if (traits.candidate_count() < 100000)
+                    enumerate_pool(traits, specs.get("sm_90"), specs);
                 ++accepted;
             } catch (const Error&) {
             }

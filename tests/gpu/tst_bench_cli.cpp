@@ -26,17 +26,26 @@ class TestBenchCli : public QObject {
     QString cache_;
 
     QStringList sweep_args(const QString& output) {
-        return {"--variant", "forward", "--arch", "sm_90", "--problems", "forward_2d_test_validation", "--output", output,
-                "--max-kernels", "3", "--workers", "2", "--filter", "c.pipeline == 'compv3'", "--worker",
-                gconv::test::binary_path("tests/gconv-fake-worker"), "--cache-dir", cache_, "--progress", "none"};
+        return {"--variant",     "forward",
+                "--arch",        "sm_90",
+                "--problems",    "forward_2d_test_validation",
+                "--output",      output,
+                "--max-kernels", "3",
+                "--workers",     "2",
+                "--filter",      "c.pipeline == 'compv3'",
+                "--worker",      gconv::test::binary_path("tests/gconv-fake-worker"),
+                "--cache-dir",   cache_,
+                "--progress",    "none"};
     }
 
-    Result run(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    Result run(const QStringList& args,
+               const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
         QProcess p;
         p.setProcessEnvironment(env);
         p.start(gconv::test::tool_path("gconv-bench"), args);
         if (!p.waitForFinished(300000)) return {-1, {}, "did not finish"};
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+                QString::fromUtf8(p.readAllStandardOutput()),
                 QString::fromUtf8(p.readAllStandardError())};
     }
 
@@ -55,15 +64,17 @@ private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         cache_ = dir_.filePath("cache");
-        if (!QFile::exists(gconv::test::tool_path("gconv-bench"))) QSKIP("gconv-bench is not built (no GPU platform)");
+        if (!QFile::exists(gconv::test::tool_path("gconv-bench")))
+            QSKIP("gconv-bench is not built (no GPU platform)");
     }
 
     void help_documents_the_flags() {
         const auto r = run({"--help"});
         QCOMPARE(r.code, 0);
-        for (const char* flag : {"--variant", "--problems", "--output", "--config", "--arch", "--workers", "--filter",
-                                 "--max-kernels", "--batch-size", "--kernel-timeout", "--warmup", "--repeat", "--resume",
-                                 "--build-only", "--devices", "--progress", "--csv-schema"})
+        for (const char* flag :
+             {"--variant", "--problems", "--output", "--config", "--arch", "--workers", "--filter",
+              "--max-kernels", "--batch-size", "--kernel-timeout", "--warmup", "--repeat",
+              "--resume", "--build-only", "--devices", "--progress", "--csv-schema"})
             QVERIFY2(r.out.contains(flag), flag);
     }
 
@@ -83,7 +94,9 @@ private slots:
         args[args.indexOf("--problems") + 1] = "forward_2d_no_such_set";
         const auto r = run(args);
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("forward_2d_no_such_set") && r.err.contains("forward_2d_test_validation"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("forward_2d_no_such_set") &&
+                     r.err.contains("forward_2d_test_validation"),
+                 qPrintable(r.err));
     }
 
     void unwritable_output_is_refused_before_the_build() {
@@ -99,11 +112,13 @@ private slots:
         const auto rows = csv_rows(out);
         QVERIFY(rows.size() > 1);
         const QStringList header = rows[0];
-        const int kernel = header.indexOf("kernel"), idx = header.indexOf("problem_idx"), status = header.indexOf("status");
+        const int kernel = header.indexOf("kernel"), idx = header.indexOf("problem_idx"),
+                  status = header.indexOf("status");
         QSet<QString> cells;
         int ok = 0;
         for (int i = 1; i < rows.size(); ++i) {
-            QVERIFY2(!cells.contains(rows[i][kernel] + "#" + rows[i][idx]), "a cell was written twice");
+            QVERIFY2(!cells.contains(rows[i][kernel] + "#" + rows[i][idx]),
+                     "a cell was written twice");
             cells.insert(rows[i][kernel] + "#" + rows[i][idx]);
             ok += rows[i][status] == "ok";
         }
@@ -142,14 +157,17 @@ private slots:
 
     void seed_schema_has_exactly_the_seed_columns() {
         QStringList args = sweep_args(dir_.filePath("seed.csv"));
-        args << "--csv-schema" << "seed";
+        args << "--csv-schema"
+             << "seed";
         QCOMPARE(run(args).code, 0);
         const auto rows = csv_rows(dir_.filePath("seed.csv"));
         QVERIFY(!rows.isEmpty());
-        QCOMPARE(rows[0], QString("kernel,problem_idx,N,C,K,G,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,latency_ms,tflops,non_zero")
+        QCOMPARE(rows[0], QString("kernel,problem_idx,N,C,K,G,Hi,Wi,Y,X,stride_h,stride_w,pad_h,"
+                                  "pad_w,latency_ms,tflops,non_zero")
                               .split(','));
         for (int i = 1; i < rows.size(); ++i)
-            if (rows[i].size() == rows[0].size() && rows[i][14] == "N/A") QCOMPARE(rows[i][15], QString("0"));
+            if (rows[i].size() == rows[0].size() && rows[i][14] == "N/A")
+                QCOMPARE(rows[i][15], QString("0"));
     }
 
     void resume_after_kill_loses_and_repeats_nothing() {
@@ -159,7 +177,8 @@ private slots:
         env.insert("GCONV_FAKE_DELAY_MS", "40");
         env.insert("GCONV_FAKE_LOG", log1);
         QStringList args = sweep_args(out);
-        args << "--batch-size" << "5";
+        args << "--batch-size"
+             << "5";
         QProcess p;
         p.setProcessEnvironment(env);
         p.start(gconv::test::tool_path("gconv-bench"), args);
@@ -199,9 +218,12 @@ private slots:
         int ok_or_fail_first = 0;
         const int status = rows[0].indexOf("status");
         for (int i = 1; i < first.size(); ++i)
-            if (first[i].size() >= first[0].size() && (first[i][status] == "ok" || first[i][status] == "fail")) ++ok_or_fail_first;
+            if (first[i].size() >= first[0].size() &&
+                (first[i][status] == "ok" || first[i][status] == "fail"))
+                ++ok_or_fail_first;
         int ran_total = 0;
-        for (int i = 1; i < rows.size(); ++i) ran_total += rows[i][status] == "ok" || rows[i][status] == "fail";
+        for (int i = 1; i < rows.size(); ++i)
+            ran_total += rows[i][status] == "ok" || rows[i][status] == "fail";
         QCOMPARE(rerun, ran_total - ok_or_fail_first);
     }
 

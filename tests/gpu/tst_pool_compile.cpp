@@ -43,18 +43,21 @@ std::vector<KernelConfig> representatives(const KernelPool& pool) {
 class TestPoolCompile : public QObject {
     Q_OBJECT
 
-    void compile_all(const char* arch, const std::function<jit::CompileResult(const jit::CompileRequest&)>& compile) {
+    void compile_all(const char* arch,
+                     const std::function<jit::CompileResult(const jit::CompileRequest&)>& compile) {
         const auto& specs = default_arch_specs();
         int compiled = 0;
         QStringList failures;
         for (const auto& path : forward_configs()) {
-            const auto pool = enumerate_pool(load_trait_config(path.toStdString()), specs.get(arch), specs);
+            const auto pool =
+                enumerate_pool(load_trait_config(path.toStdString()), specs.get(arch), specs);
             QVERIFY2(!pool.kernels.empty(), qPrintable(path));
             for (const auto& config : representatives(pool)) {
                 const auto result = compile(jit::kernel_compile_request(config, arch));
                 ++compiled;
                 if (!result.ok || result.code.empty())
-                    failures << QString::fromStdString(kernel_name(config) + ":\n" + jit::log_head(result.log, 12));
+                    failures << QString::fromStdString(kernel_name(config) + ":\n" +
+                                                       jit::log_head(result.log, 12));
             }
         }
         qInfo("%s: %d kernels compiled", arch, compiled);
@@ -64,7 +67,8 @@ class TestPoolCompile : public QObject {
 
 private slots:
     void sm90_subset_compiles_through_nvrtc() {
-        if (jit::native_platform() != jit::Platform::nvidia) QSKIP("the native JIT is not NVIDIA's");
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
         compile_all("sm_90", [](const jit::CompileRequest& r) { return jit::compile(r); });
     }
 

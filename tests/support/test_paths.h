@@ -10,6 +10,8 @@ inline QString source_path(const QString& relative) {
 inline QString binary_path(const QString& relative) {
     return QStringLiteral(GCONV_TEST_BINARY_DIR) + QLatin1Char('/') + relative;
 }
-inline QString tool_path(const QString& name) { return binary_path(QStringLiteral("app/") + name); }
+inline QString tool_path(const QString& name) {
+    return binary_path(QStringLiteral("app/") + name);
+}
 
 } // namespace gconv::test
