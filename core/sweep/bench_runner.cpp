@@ -53,18 +53,12 @@ public:
                 continue;
             }
             if (const auto& failed = plan_.kernels[cell.kernel].compile_error; !failed.empty()) {
-                ResultRow row = base_row(i);
-                row.status = CellStatus::CompileError;
-                row.error = failed;
-                emit(row);
+                emit_unrun(i, CellStatus::CompileError, failed);
                 continue;
             }
             if (options_.unsupported) {
                 if (auto reason = options_.unsupported(plan_, cell)) {
-                    ResultRow row = base_row(i);
-                    row.status = CellStatus::Unsupported;
-                    row.error = *reason;
-                    emit(row);
+                    emit_unrun(i, CellStatus::Unsupported, *reason);
                     continue;
                 }
             }
@@ -100,6 +94,14 @@ public:
     }
 
 private:
+    // A cell recorded without running it (its kernel did not compile, or cannot do the problem).
+    void emit_unrun(size_t cell_index, CellStatus status, const std::string& why) {
+        ResultRow row = base_row(cell_index);
+        row.status = status;
+        row.error = why;
+        emit(row);
+    }
+
     ResultRow base_row(size_t cell_index) const {
         const BenchCell& cell = plan_.cells[cell_index];
         const BenchKernel& kernel = plan_.kernels[cell.kernel];
