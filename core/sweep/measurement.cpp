@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <thread>
 
 namespace gconv {
 
@@ -102,44 +103,108 @@ uint16_t float_to_fp16(float value) {
     return sign | uint16_t(exp << 10) | uint16_t(mant);
 }
 
-Verification verify_output(const void* output, const float* reference, std::size_t count,
-                           DataType dtype) {
-    Verification v;
-    auto value = [&](std::size_t i) -> float {
-        switch (dtype) {
-        case DataType::FP32: {
-            float f;
-            std::memcpy(&f, static_cast<const char*>(output) + i * 4, 4);
-            return f;
-        }
-        case DataType::BF16: {
-            uint16_t b;
-            std::memcpy(&b, static_cast<const char*>(output) + i * 2, 2);
-            return bf16_to_float(b);
-        }
-        case DataType::FP16: {
-            uint16_t b;
-            std::memcpy(&b, static_cast<const char*>(output) + i * 2, 2);
-            return fp16_to_float(b);
-        }
-        }
-        return 0.0f;
-    };
-    for (std::size_t i = 0; i < count; ++i)
-        v.ref_max_abs = std::max(v.ref_max_abs, double(std::fabs(reference[i])));
-    const double scale = v.ref_max_abs > 0 ? v.ref_max_abs : 1.0;
-    const double limit = verification_tolerance(dtype) * scale;
-    for (std::size_t i = 0; i < count; ++i) {
-        const float o = value(i);
+double reference_scale(const float* reference, std::size_t count) {
+    double m = 0.0;
+    for (std::size_t i = 0; i < count; ++i) m = std::max(m, double(std::fabs(reference[i])));
+    return m;
+}
+
+namespace {
+
+struct ChunkTally {
+    double max_abs_err = 0.0;
+    std::size_t nan_count = 0, mismatches = 0;
+    bool non_zero = false;
+};
+
+template <typename Load>
+ChunkTally tally(const Load& load, const float* reference, std::size_t begin, std::size_t end,
+                 double limit) {
+    ChunkTally t;
+    for (std::size_t i = begin; i < end; ++i) {
+        const float o = load(i);
         if (!std::isfinite(o)) {
-            ++v.nan_count;
+            ++t.nan_count;
             continue;
         }
-        if (o != 0.0f) v.non_zero = true;
+        t.non_zero |= o != 0.0f;
         const double err = std::fabs(double(o) - reference[i]);
-        if (err > limit) ++v.mismatches;
-        v.max_abs_err = std::max(v.max_abs_err, err);
+        t.mismatches += err > limit;
+        t.max_abs_err = std::max(t.max_abs_err, err);
     }
+    return t;
+}
+
+template <typename Load>
+ChunkTally tally_parallel(const Load& load, const float* reference, std::size_t count,
+                          double limit) {
+    // Large outputs (tens of millions of elements) are checked on several cores: this runs
+    // once per benchmark cell, so it bounds the sweep's overhead per cell.
+    constexpr std::size_t k_per_thread = std::size_t(1) << 20;
+    const std::size_t threads = std::min<std::size_t>(
+        std::max(1u, std::thread::hardware_concurrency()), (count + k_per_thread - 1) / k_per_thread);
+    if (threads <= 1) return tally(load, reference, 0, count, limit);
+    std::vector<ChunkTally> parts(threads);
+    std::vector<std::thread> pool;
+    const std::size_t step = (count + threads - 1) / threads;
+    for (std::size_t t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            parts[t] = tally(load, reference, std::min(count, t * step), std::min(count, (t + 1) * step), limit);
+        });
+    for (auto& th : pool) th.join();
+    ChunkTally all;
+    for (const auto& p : parts) {
+        all.max_abs_err = std::max(all.max_abs_err, p.max_abs_err);
+        all.nan_count += p.nan_count;
+        all.mismatches += p.mismatches;
+        all.non_zero |= p.non_zero;
+    }
+    return all;
+}
+
+} // namespace
+
+Verification verify_output(const void* output, const float* reference, std::size_t count,
+                           DataType dtype, double ref_max_abs) {
+    Verification v;
+    v.ref_max_abs = ref_max_abs >= 0 ? ref_max_abs : reference_scale(reference, count);
+    const double scale = v.ref_max_abs > 0 ? v.ref_max_abs : 1.0;
+    const double limit = verification_tolerance(dtype) * scale;
+    const auto* bytes = static_cast<const char*>(output);
+    ChunkTally t;
+    switch (dtype) {
+    case DataType::FP32:
+        t = tally_parallel(
+            [bytes](std::size_t i) {
+                float f;
+                std::memcpy(&f, bytes + i * 4, 4);
+                return f;
+            },
+            reference, count, limit);
+        break;
+    case DataType::BF16:
+        t = tally_parallel(
+            [bytes](std::size_t i) {
+                uint16_t b;
+                std::memcpy(&b, bytes + i * 2, 2);
+                return bf16_to_float(b);
+            },
+            reference, count, limit);
+        break;
+    case DataType::FP16:
+        t = tally_parallel(
+            [bytes](std::size_t i) {
+                uint16_t b;
+                std::memcpy(&b, bytes + i * 2, 2);
+                return fp16_to_float(b);
+            },
+            reference, count, limit);
+        break;
+    }
+    v.max_abs_err = t.max_abs_err;
+    v.nan_count = t.nan_count;
+    v.mismatches = t.mismatches;
+    v.non_zero = t.non_zero;
     v.max_rel_err = v.nan_count ? std::nan("") : v.max_abs_err / scale;
     v.passed = count > 0 && v.nan_count == 0 && v.mismatches == 0 && v.ref_max_abs > 0;
     return v;

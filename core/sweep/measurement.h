@@ -32,10 +32,14 @@ struct Verification {
     bool passed = false;
 };
 
+// max |reference|: the scale errors are measured against (computed once per problem).
+double reference_scale(const float* reference, std::size_t count);
+
 // `output` holds `count` elements of `dtype` as raw bytes (the kernel's result tensor);
-// `reference` the fp32 reference of the same tensor.
+// `reference` the fp32 reference of the same tensor; `ref_max_abs` its reference_scale(), or
+// negative to compute it here.
 Verification verify_output(const void* output, const float* reference, std::size_t count,
-                           DataType dtype);
+                           DataType dtype, double ref_max_abs = -1.0);
 
 // Host conversions of the device storage types (round-to-nearest-even for bf16).
 float bf16_to_float(uint16_t bits);

@@ -75,6 +75,27 @@ private slots:
         QVERIFY(verify_output(h.data(), ref.data(), ref.size(), DataType::FP16).passed);
     }
 
+    void large_outputs_are_checked_in_parallel_with_the_same_verdict() {
+        std::mt19937 rng(9);
+        std::normal_distribution<float> n(0.0f, 1.0f);
+        std::vector<float> ref(std::size_t(5) << 20);
+        for (auto& r : ref) r = n(rng);
+        std::vector<uint16_t> out(ref.size());
+        for (std::size_t i = 0; i < ref.size(); ++i) out[i] = float_to_bf16(ref[i]);
+        const double scale = reference_scale(ref.data(), ref.size());
+        auto v = verify_output(out.data(), ref.data(), ref.size(), DataType::BF16, scale);
+        QVERIFY(v.passed);
+        QCOMPARE(v.ref_max_abs, scale);
+        // One wrong element in each of the last and first chunks, and one NaN in the middle.
+        out.back() = float_to_bf16(ref.back() + 2.0f);
+        out.front() = float_to_bf16(ref.front() - 2.0f);
+        out[ref.size() / 2] = 0x7fc1;
+        v = verify_output(out.data(), ref.data(), ref.size(), DataType::BF16, scale);
+        QVERIFY(!v.passed);
+        QCOMPARE(v.mismatches, std::size_t(2));
+        QCOMPARE(v.nan_count, std::size_t(1));
+    }
+
     void an_all_zero_reference_cannot_pass() {
         std::vector<float> ref(64, 0.0f), out(64, 0.0f);
         QVERIFY(!verify_output(out.data(), ref.data(), ref.size(), DataType::FP32).passed);

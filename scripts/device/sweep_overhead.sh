@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# One device call: the orchestration cost of gconv-bench on the H200. Sweeps the bf16 forward
+# pool over cheap shapes (the forward 2D validation set) with batches of 20 cells, and over the
+# cuDNN baseline shapes, then prints the share of the benchmark phase the GPU spends in timed
+# kernel work and the overhead per cell and per batch (from each run's .meta.json).
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+out=${OUT:-/tmp/gconv-out}
+mkdir -p "$out"
+scripts/device/build.sh gconv-bench gconv-worker > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+bench=build/device/app/gconv-bench
+export GCONV_CACHE_DIR=/tmp/gconv-cache
+run() { # name, extra args...
+  local name=$1; shift
+  local t=$(date +%s.%N)
+  $bench --variant forward --arch auto --progress none --config configs/forward_bf16.json "$@" --output "$out/$name.csv" 2>&1 | tail -1
+  python3 - "$out/$name.csv.meta.json" "$name" "$t" <<'PY'
+import json, sys, time
+m = json.load(open(sys.argv[1])); b = m["benchmark"]
+print("%-22s cells %6d  batches %4d  wall %7.1f s  gpu-busy %5.1f%%  overhead/cell %6.2f ms  /batch %7.1f ms  in-cell %6.2f ms  (whole command %.1f s, build %.1f s)" % (
+    sys.argv[2], b["cells"], b["batches"], b["wall_s"], 100 * b["gpu_busy_share"], b["overhead_per_cell_ms"],
+    b["overhead_per_batch_ms"], b["in_cell_overhead_ms"], time.time() - float(sys.argv[3]), m["build"]["wall_s"]))
+PY
+}
+run validation_b20 --problems forward_2d_test_validation --batch-size 20
+run validation_b400 --problems forward_2d_test_validation --batch-size 400
+run baseline_2d --problems-file bench/baselines/baseline_forward_2d.json --batch-size 500 --warmup 3 --repeat 20
+python3 bench/report.py "$out/validation_b20.csv" "$out/baseline_2d.csv"
