@@ -111,6 +111,12 @@ double reference_scale(const float* reference, std::size_t count) {
 
 namespace {
 
+uint16_t half_bits(const char* bytes, std::size_t i) {
+    uint16_t b;
+    std::memcpy(&b, bytes + i * 2, 2);
+    return b;
+}
+
 struct ChunkTally {
     double max_abs_err = 0.0;
     std::size_t nan_count = 0, mismatches = 0;
@@ -141,15 +147,17 @@ ChunkTally tally_parallel(const Load& load, const float* reference, std::size_t 
     // Large outputs (tens of millions of elements) are checked on several cores: this runs
     // once per benchmark cell, so it bounds the sweep's overhead per cell.
     constexpr std::size_t k_per_thread = std::size_t(1) << 20;
-    const std::size_t threads = std::min<std::size_t>(
-        std::max(1u, std::thread::hardware_concurrency()), (count + k_per_thread - 1) / k_per_thread);
+    const std::size_t threads =
+        std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()),
+                              (count + k_per_thread - 1) / k_per_thread);
     if (threads <= 1) return tally(load, reference, 0, count, limit);
     std::vector<ChunkTally> parts(threads);
     std::vector<std::thread> pool;
     const std::size_t step = (count + threads - 1) / threads;
     for (std::size_t t = 0; t < threads; ++t)
         pool.emplace_back([&, t] {
-            parts[t] = tally(load, reference, std::min(count, t * step), std::min(count, (t + 1) * step), limit);
+            parts[t] = tally(load, reference, std::min(count, t * step),
+                             std::min(count, (t + 1) * step), limit);
         });
     for (auto& th : pool) th.join();
     ChunkTally all;
@@ -183,22 +191,12 @@ Verification verify_output(const void* output, const float* reference, std::size
             reference, count, limit);
         break;
     case DataType::BF16:
-        t = tally_parallel(
-            [bytes](std::size_t i) {
-                uint16_t b;
-                std::memcpy(&b, bytes + i * 2, 2);
-                return bf16_to_float(b);
-            },
-            reference, count, limit);
+        t = tally_parallel([bytes](std::size_t i) { return bf16_to_float(half_bits(bytes, i)); },
+                           reference, count, limit);
         break;
     case DataType::FP16:
-        t = tally_parallel(
-            [bytes](std::size_t i) {
-                uint16_t b;
-                std::memcpy(&b, bytes + i * 2, 2);
-                return fp16_to_float(b);
-            },
-            reference, count, limit);
+        t = tally_parallel([bytes](std::size_t i) { return fp16_to_float(half_bits(bytes, i)); },
+                           reference, count, limit);
         break;
     }
     v.max_abs_err = t.max_abs_err;
