@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config python3
-  qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqcustomplot-dev
+  qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqcustomplot-dev libqcustomplot2.1-qt6
   nlohmann-json3-dev
   libamdhip64-dev libhiprtc-builtins5
   xvfb xauth

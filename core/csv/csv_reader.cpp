@@ -271,6 +271,28 @@ private:
 
 } // namespace
 
+ResultTable make_result_table(const std::vector<ResultRow>& rows) {
+    ResultTable table;
+    CsvTableBuilder builder(table, "(rows)");
+    const auto& schema = result_columns();
+    std::vector<std::string_view> fields;
+    for (const auto& c : schema) fields.push_back(c.name);
+    builder.set_header(fields, 1);
+    builder.reserve(rows.size());
+    std::vector<std::string> texts(schema.size());
+    uint64_t line = 2;
+    for (const auto& row : rows) {
+        fields.clear();
+        for (size_t i = 0; i < schema.size(); ++i) {
+            texts[i].clear();
+            schema[i].format(row, texts[i]);
+            fields.push_back(texts[i]);
+        }
+        builder.add_row(fields, line++);
+    }
+    return table;
+}
+
 CsvReadResult read_results_csv(const std::filesystem::path& path, const CsvReadOptions& options) {
     CsvReadResult result;
     const std::string name = path.string();

@@ -43,6 +43,10 @@ public:
     // and ndim 3 when a D field differs from its 2D value.
     ResultRow row(size_t i) const;
 
+    // Appends the rows of `other`, matching columns by name: columns only one side has are
+    // kept, and the rows of the side without them read NaN (numbers) or empty (text).
+    void append(const ResultTable& other);
+
 private:
     friend class CsvTableBuilder;
     std::vector<Column> columns_;
@@ -65,6 +69,10 @@ struct CsvReadResult {
     uint64_t valid_bytes = 0;
     bool cancelled = false;
 };
+
+// A table of `rows` in the full form's columns (for rows that did not come from a file, such
+// as the live results of a running sweep).
+ResultTable make_result_table(const std::vector<ResultRow>& rows);
 
 // Throws gconv::Error for an unreadable file, a missing `kernel` or `latency_ms` column, a
 // repeated column, or a malformed line; messages read "<path>:<line>: column \"<name>\": ...".
