@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -58,7 +60,12 @@ CliArgs make_cli() {
             {"--filter", "EXPR", "keep kernels for which EXPR holds (docs/filter-language.md)", ""},
             {"--filter-file", "FILE", "one filter expression per line, AND-ed", ""},
             {"--max-kernels", "N", "keep at most the first N kernels of the filtered pool", "all"},
-            {"--batch-size", "N", "cells per worker process", "20"},
+            {"--batch-size", "N", "cells per batch (one problem; the unit a worker is given)", "20"},
+            {"--batches-per-worker", "N",
+             "batches one worker process serves before a fresh one takes over; 1 gives every "
+             "batch a fresh process and GPU context (as the tile engine does), 0 no limit "
+             "(a worker is replaced only after a crash, hang or sticky GPU error)",
+             "0"},
             {"--kernel-timeout", "S",
              "seconds a cell may run before its worker is killed (timeout row)", "30"},
             {"--warmup", "N", "untimed launches per cell", "3"},
@@ -94,7 +101,36 @@ const char* k_details = "Phases: build (enumerate, filter, compile in parallel t
                         "provenance to FILE.csv.meta.json.\n\n"
                         "exit status: 0 sweep finished (failed cells are rows, not errors), 1 bad "
                         "input or a failed phase,\n"
-                        "2 bad command line.\n";
+                        "2 bad command line, 128 + signal (130 SIGINT, 143 SIGTERM) stopped: the "
+                        "rows written stay in the CSV\n"
+                        "and --resume runs the rest (a second signal ends it at once).\n";
+
+// SIGTERM / SIGINT ask for a clean stop: the build hands out no new kernel, the benchmark phase
+// kills the worker in flight (its cell gets no row, so --resume re-runs it) and the sweep ends
+// with every finished row on disk, the sidecar saying "stopped" and exit status 128 + signal.
+// A second signal ends the process at once.
+std::atomic<bool> g_stop{false};
+volatile std::sig_atomic_t g_stop_signal = 0;
+static_assert(std::atomic<bool>::is_always_lock_free, "the stop flag is set in a signal handler");
+
+extern "C" void on_stop_signal(int signal) {
+    if (g_stop.load()) {
+        std::signal(signal, SIG_DFL);
+        std::raise(signal);
+        return;
+    }
+    g_stop_signal = signal;
+    g_stop.store(true);
+}
+
+void install_stop_handlers() {
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART; // poll() still returns early; blocking reads elsewhere resume
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGINT, &action, nullptr);
+}
 
 fs::path self_dir() {
     std::error_code ec;
@@ -231,6 +267,22 @@ struct Sweep {
         fs::rename(path + ".tmp", path, ec);
     }
 
+    // After a stop request: the sidecar and the summary say so; the CSV keeps what is written.
+    int stopped(nlohmann::json summary) {
+        const int signal = g_stop_signal ? int(g_stop_signal) : SIGTERM;
+        const std::string what = std::string("stopped by ") +
+                                 (signal == SIGINT ? "SIGINT" : "SIGTERM") + "; the rows written are in " +
+                                 output + ", --resume runs the rest";
+        provenance["stopped"] = true;
+        provenance["command_line"] = command_line_;
+        write_provenance("stopped");
+        progress->message("warning", what);
+        summary["stopped"] = true;
+        progress->summary(summary);
+        if (progress->mode() != ProgressMode::Jsonl) std::cerr << "gconv-bench: " << what << "\n";
+        return 128 + signal;
+    }
+
     int sweep(CsvForm form) {
         provenance["tool"] = "gconv-bench";
         provenance["version"] = GCONV_VERSION;
@@ -278,7 +330,8 @@ struct Sweep {
                                 {"seconds", p.seconds},
                                 {"log", p.log_head}},
                                p.status == jit::BuildStatus::failed);
-            });
+            },
+            &g_stop);
         provenance["toolchain"] = built.toolchain;
         provenance["build"] = {{"compiled", built.stats.compiled},
                                {"cached", built.stats.cached},
@@ -290,6 +343,7 @@ struct Sweep {
             " failed in " + std::to_string(built.stats.wall_seconds) + " s";
         progress->message("info", build_line);
         if (progress->mode() == ProgressMode::None) std::cerr << build_line << "\n";
+        if (g_stop.load()) return stopped(provenance["build"]);
         if (cli.has("--build-only")) {
             progress->summary(provenance["build"]);
             return built.stats.failed ? 1 : 0;
@@ -324,7 +378,10 @@ struct Sweep {
         options.worker_command = {worker, "--device", std::to_string(device_index)};
         options.worker_log = output + ".worker.log";
         options.batch_size = std::size_t(cli.get_int("--batch-size", 20, 1, 1 << 20));
+        options.batches_per_worker =
+            std::size_t(cli.get_int("--batches-per-worker", 0, 0, 1 << 30));
         options.kernel_timeout_s = cli.get_double("--kernel-timeout", 30.0, 0.01, 1e6);
+        options.stop = &g_stop;
         const int warp_size = specs.get(arch).warp_size;
         options.unsupported = [&](const BenchPlan&,
                                   const BenchCell& cell) -> std::optional<std::string> {
@@ -357,21 +414,7 @@ struct Sweep {
         CsvWriter writer(output, writer_options);
         progress->phase("benchmark", plan.cells.size());
         CsvResultSink sink(writer, [&](const BenchProgress& p) {
-            nlohmann::json details = nlohmann::json::object();
-            bool failed = false;
-            if (p.last) {
-                details = {{"kernel", p.last->kernel},
-                           {"problem_idx", p.last->problem_idx},
-                           {"status", std::string(to_string(p.last->status))}};
-                if (has_value(p.last->latency_ms)) details["latency_ms"] = p.last->latency_ms;
-                if (has_value(p.last->tflops)) details["tflops"] = p.last->tflops;
-                if (!p.last->error.empty()) details["error"] = p.last->error;
-                failed =
-                    p.last->status != CellStatus::Ok && p.last->status != CellStatus::Unsupported;
-            } else {
-                details["status"] = "resumed";
-            }
-            progress->item(details, failed);
+            progress->item(cell_event_details(p.last), p.last && counts_as_failure(*p.last));
         });
         const BenchSummary s = run_benchmarks(plan, options, sink);
         writer.close();
@@ -390,6 +433,7 @@ struct Sweep {
                                    {"overhead_per_batch_ms", s.overhead_per_batch_ms},
                                    {"in_cell_overhead_ms", s.in_cell_overhead_ms}};
         for (const auto& w : s.warnings) progress->message("warning", w);
+        if (s.stopped) return stopped(provenance["benchmark"]);
         write_provenance("finished");
         progress->summary(provenance["benchmark"]);
         if (progress->mode() != ProgressMode::Jsonl) {
@@ -408,6 +452,7 @@ struct Sweep {
 } // namespace
 
 int main(int argc, char** argv) {
+    install_stop_handlers();
     Sweep sweep;
     for (int i = 0; i < argc; ++i) sweep.command_line_ += (i ? " " : "") + std::string(argv[i]);
     try {

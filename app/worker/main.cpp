@@ -13,6 +13,7 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <string>
 
 namespace {
@@ -25,18 +26,59 @@ void emit(const gconv::WorkerEvent& event) {
 
 const char* k_help =
     "usage: gconv-worker [--device N] < request.json\n"
+    "       gconv-worker --serve [--device N]   (one request per stdin line, until end of file)\n"
     "       gconv-worker --query [--device N]   (the device's properties as JSON)\n\n"
     "Runs one batch of cells (kernels x problems) described by a JSON request on stdin and\n"
     "writes one JSON line per event on stdout: begin (before a cell's first launch), result,\n"
-    "end. See docs/worker-protocol.md. gconv-bench starts it; it is not meant to be run by "
+    "end. With --serve it keeps its GPU context, loaded modules and the problem on the GPU\n"
+    "between requests, each request one JSON line answered by its events and an end. See\n"
+    "docs/worker-protocol.md. gconv-bench starts it; it is not meant to be run by "
     "hand.\n\n"
     "exit status: 0 done, 2 bad request, 3 sticky GPU error (the cell in flight was reported).\n";
+
+int run_one(gconv::worker::Session& session, const gconv::WorkerRequest& request) {
+    const int code = session.run(request, emit);
+    if (code == gconv::k_worker_exit_ok) {
+        gconv::WorkerEvent end;
+        end.kind = gconv::WorkerEvent::Kind::End;
+        emit(end);
+    }
+    return code;
+}
+
+// The GPU context is made once, on the first request: a worker that is never sent anything
+// costs no context.
+int serve_requests(int device) {
+    std::unique_ptr<gconv::worker::Session> session;
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.empty()) continue;
+        gconv::WorkerRequest request;
+        try {
+            request = gconv::parse_worker_request(line);
+        } catch (const std::exception& e) {
+            std::cerr << "gconv-worker: bad request: " << e.what() << "\n";
+            return gconv::k_worker_exit_bad_request;
+        }
+        try {
+            if (!session) session = std::make_unique<gconv::worker::Session>(
+                              gconv::worker::BatchOptions{device, {}});
+            if (const int code = run_one(*session, request); code != gconv::k_worker_exit_ok)
+                return code;
+        } catch (const std::exception& e) {
+            std::cerr << "gconv-worker: " << e.what() << "\n";
+            return 1;
+        }
+    }
+    return gconv::k_worker_exit_ok;
+}
 
 } // namespace
 
 int main(int argc, char** argv) {
     int device = 0;
     bool query = false;
+    bool serve = false;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
             std::cout << k_help;
@@ -44,6 +86,8 @@ int main(int argc, char** argv) {
         }
         if (!std::strcmp(argv[i], "--query")) {
             query = true;
+        } else if (!std::strcmp(argv[i], "--serve")) {
+            serve = true;
         } else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
             device = std::atoi(argv[++i]);
         } else {
@@ -74,6 +118,7 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
+    if (serve) return serve_requests(device);
     gconv::WorkerRequest request;
     try {
         const std::string text((std::istreambuf_iterator<char>(std::cin)),
@@ -84,13 +129,8 @@ int main(int argc, char** argv) {
         return gconv::k_worker_exit_bad_request;
     }
     try {
-        const int code = gconv::worker::run_batch(request, emit, {device, {}});
-        if (code == gconv::k_worker_exit_ok) {
-            gconv::WorkerEvent end;
-            end.kind = gconv::WorkerEvent::Kind::End;
-            emit(end);
-        }
-        return code;
+        gconv::worker::Session session({device, {}});
+        return run_one(session, request);
     } catch (const std::exception& e) {
         // A failure outside any cell (no device, no context, the reference does not compile).
         std::cerr << "gconv-worker: " << e.what() << "\n";

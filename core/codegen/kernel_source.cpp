@@ -95,7 +95,8 @@ std::string generate_reference_source(DataType dtype) {
     const std::string t = device_type(dtype);
     std::ostringstream s;
     s << "// gconv verification kernels for " << to_string(dtype) << "\n"
-      << "#include \"gconv_reference.h\"\n\n"
+      << "#include \"gconv_reference.h\"\n"
+      << "#include \"gconv_verify.h\"\n\n"
       << "extern \"C\" __global__ void " << reference_entry::forward
       << "(gconv::ConvParams p, float* result) { gconv::ref::forward<" << t << ">(p, result); }\n"
       << "extern \"C\" __global__ void " << reference_entry::bwd_data
@@ -110,7 +111,14 @@ std::string generate_reference_source(DataType dtype) {
       << "extern \"C\" __global__ void " << reference_entry::fill_poison
       << "(void* dst, long long n) { gconv::ref::fill_poison<" << t << ">(dst, n); }\n"
       << "extern \"C\" __global__ void " << reference_entry::fill_poison_f32
-      << "(void* dst, long long n) { gconv::ref::fill_poison<float>(dst, n); }\n";
+      << "(void* dst, long long n) { gconv::ref::fill_poison<float>(dst, n); }\n"
+      << "extern \"C\" __global__ void " << reference_entry::verify
+      << "(const void* out, const float* ref, long long n, float limit, unsigned* tally) { "
+         "gconv::verify::compare<"
+      << t << ">(out, ref, n, limit, tally); }\n"
+      << "extern \"C\" __global__ void " << reference_entry::abs_max
+      << "(const float* values, long long n, unsigned* tally) { "
+         "gconv::verify::abs_max(values, n, tally); }\n";
     return s.str();
 }
 

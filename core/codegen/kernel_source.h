@@ -19,6 +19,10 @@ std::string generate_kernel_source(const KernelConfig& config);
 //   gconv_fill_random(void* dst, long long n, unsigned long long seed, float scale)  T
 //   gconv_fill_poison(void* dst, long long n)          T NaN pattern
 //   gconv_fill_poison_f32(void* dst, long long n)      fp32 NaN pattern (for results)
+//   gconv_verify(const void* out, const float* ref, long long n, float limit, unsigned* tally)
+//       tally[4] (zeroed by the caller): max |out - ref| bits, non-finite, off, non-zero
+//   gconv_abs_max(const float* values, long long n, unsigned* tally)   tally[0] = max |v| bits
+// The last two need blocks of exactly 256 threads (gconv_verify.h).
 std::string generate_reference_source(DataType dtype);
 
 namespace reference_entry {
@@ -28,6 +32,8 @@ inline constexpr std::string_view bwd_weight = "gconv_ref_bwd_weight";
 inline constexpr std::string_view fill_random = "gconv_fill_random";
 inline constexpr std::string_view fill_poison = "gconv_fill_poison";
 inline constexpr std::string_view fill_poison_f32 = "gconv_fill_poison_f32";
+inline constexpr std::string_view verify = "gconv_verify";
+inline constexpr std::string_view abs_max = "gconv_abs_max";
 } // namespace reference_entry
 
 } // namespace gconv

@@ -74,10 +74,11 @@ public:
             groups[it->second].push_back(i);
         }
         for (const auto& group : groups)
-            for (size_t at = 0; at < group.size(); at += options_.batch_size) {
+            for (size_t at = 0; at < group.size() && !stop_now(); at += options_.batch_size) {
                 const size_t end = std::min(group.size(), at + options_.batch_size);
                 run_batch(std::vector<size_t>(group.begin() + at, group.begin() + end));
             }
+        retire_worker();
 
         summary_.wall_s = seconds_between(start, Clock::now());
         if (summary_.cells_measured) {
@@ -86,14 +87,32 @@ public:
             summary_.in_cell_overhead_ms = 1e3 * (summary_.cell_span_s - summary_.timed_gpu_s) /
                                            static_cast<double>(summary_.cells_measured);
         }
-        if (summary_.workers_started)
-            summary_.overhead_per_batch_ms = 1e3 * (summary_.worker_life_s - summary_.cell_span_s) /
-                                             static_cast<double>(summary_.workers_started);
+        if (summary_.batches)
+            summary_.overhead_per_batch_ms = 1e3 * (summary_.batch_span_s - summary_.cell_span_s) /
+                                             static_cast<double>(summary_.batches);
         if (summary_.wall_s > 0) summary_.gpu_busy_share = summary_.timed_gpu_s / summary_.wall_s;
         return summary_;
     }
 
 private:
+    bool stop_now() {
+        if (options_.stop && options_.stop->load()) summary_.stopped = true;
+        return summary_.stopped;
+    }
+
+    // The worker's next line; with a stop flag, waits in slices of 100 ms to look at it.
+    ChildProcess::ReadStatus read_line_or_stop(ChildProcess& child, std::string& line,
+                                               Clock::time_point deadline) {
+        for (;;) {
+            const auto slice =
+                options_.stop ? std::min(deadline, Clock::now() + std::chrono::milliseconds(100))
+                              : deadline;
+            const auto status = child.read_line(line, slice);
+            if (status != ChildProcess::ReadStatus::Timeout || slice >= deadline || stop_now())
+                return status;
+        }
+    }
+
     // A cell recorded without running it (its kernel did not compile, or cannot do the problem).
     void emit_unrun(size_t cell_index, CellStatus status, const std::string& why) {
         ResultRow row = base_row(cell_index);
@@ -204,23 +223,32 @@ private:
         size_t next = 0; // first cell of the batch without a row
         // Workers that ended with no cell to blame, per cell that was next in line.
         std::vector<int> unexplained(batch.size(), 0);
-        while (next < batch.size()) {
+        while (next < batch.size() && !stop_now()) {
             const std::vector<size_t> rest(batch.begin() + next, batch.end());
-            ProcessOptions process;
-            process.argv = options_.worker_command;
-            process.environment = options_.worker_environment;
-            process.stderr_log = options_.worker_log;
-            const auto spawned = Clock::now();
-            std::optional<ChildProcess> child;
-            try {
-                child.emplace(process);
-            } catch (const Error& e) {
-                for (size_t i : rest) emit_failure(i, CellStatus::Error, e.what());
-                return;
+            const auto batch_start = Clock::now();
+            if (!worker_) {
+                ProcessOptions process;
+                process.argv = options_.worker_command;
+                if (serving()) process.argv.push_back("--serve");
+                process.environment = options_.worker_environment;
+                process.stderr_log = options_.worker_log;
+                worker_spawned_ = Clock::now();
+                try {
+                    worker_.emplace(process);
+                } catch (const Error& e) {
+                    for (size_t i : rest) emit_failure(i, CellStatus::Error, e.what());
+                    return;
+                }
+                ++summary_.workers_started;
+                worker_batches_ = 0;
             }
-            ++summary_.workers_started;
-            child->send_and_close_stdin(to_json(make_request(rest)).dump() + "\n");
-
+            ChildProcess* child = &*worker_;
+            const std::string request = to_json(make_request(rest)).dump() + "\n";
+            if (serving())
+                child->send(request);
+            else
+                child->send_and_close_stdin(request);
+            bool keep_worker = false; // it answered the whole batch and may serve the next
             const size_t next_at_start = next;
             std::optional<size_t> in_flight; // index into batch
             Clock::time_point began{};
@@ -235,8 +263,10 @@ private:
             };
             auto kill_worker = [&] { child->terminate(options_.terminate_grace); };
 
-            for (bool done = false; !done;) {
-                const auto status = child->read_line(line, Clock::now() + timeout_);
+            for (bool done = false; !done && !stop_now();) {
+                const auto status = read_line_or_stop(*child, line, Clock::now() + timeout_);
+                // Stopping (a Ctrl-C reaches the worker too): the cell in flight gets no row.
+                if (status != ChildProcess::ReadStatus::Line && stop_now()) break;
                 if (status == ChildProcess::ReadStatus::Timeout) {
                     kill_worker();
                     char seconds[32];
@@ -339,6 +369,9 @@ private:
                     if (next < batch.size()) {
                         reason = "the worker said \"end\" before reporting the cell";
                         kill_worker();
+                    } else if (serving() && (options_.batches_per_worker == 0 ||
+                                             ++worker_batches_ < options_.batches_per_worker)) {
+                        keep_worker = true;
                     } else {
                         child->wait(Clock::now() + options_.terminate_grace);
                     }
@@ -346,12 +379,15 @@ private:
                     break;
                 }
             }
-            if (child->running()) kill_worker();
-            if (next == next_at_start && reason.empty())
-                reason = "the worker (" + child->terminate(options_.terminate_grace).describe() +
-                         ") ended without reporting any cell";
-            summary_.worker_life_s += seconds_between(spawned, Clock::now());
-
+            summary_.batch_span_s += seconds_between(batch_start, Clock::now());
+            if (!keep_worker) {
+                if (child->running()) kill_worker();
+                if (!summary_.stopped && next == next_at_start && reason.empty())
+                    reason = "the worker (" + child->terminate(options_.terminate_grace).describe() +
+                             ") ended without reporting any cell";
+                retire_worker();
+            }
+            if (summary_.stopped) return;
             if (give_up_rest) {
                 for (size_t k = next; k < batch.size(); ++k)
                     emit_failure(batch[k], CellStatus::Error, reason);
@@ -366,12 +402,28 @@ private:
         }
     }
 
+    // A worker serves batches (--serve) unless each batch is to get a fresh one.
+    bool serving() const { return options_.batches_per_worker != 1; }
+
+    // Ends the worker (closing its stdin lets a serving worker exit by itself) and books its life.
+    void retire_worker() {
+        if (!worker_) return;
+        if (worker_->running()) {
+            worker_->wait(Clock::now() + options_.terminate_grace);
+        }
+        summary_.worker_life_s += seconds_between(worker_spawned_, Clock::now());
+        worker_.reset();
+    }
+
     const BenchPlan& plan_;
     const BenchOptions& options_;
     ResultSink& sink_;
     Clock::duration timeout_{};
     BenchSummary summary_;
     size_t failures_ = 0;
+    std::optional<ChildProcess> worker_;
+    Clock::time_point worker_spawned_{};
+    size_t worker_batches_ = 0; // batches the live worker has finished
 };
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -88,6 +89,10 @@ struct BenchOptions {
     std::vector<std::string> worker_environment; // NAME=VALUE added to the worker's environment
     std::filesystem::path worker_log;            // the workers' stderr is appended here
     size_t batch_size = 20;
+    // Batches one worker serves (gconv-worker --serve) before a fresh one replaces it; 0: no
+    // limit (a worker is replaced only when it fails); 1: a fresh worker and GPU context for
+    // every batch, without --serve.
+    size_t batches_per_worker = 0;
     // Longest wait for the next line of a worker; restarts at each line (so at each "begin").
     double kernel_timeout_s = 30.0;
     std::chrono::milliseconds terminate_grace{500}; // SIGTERM to SIGKILL
@@ -95,6 +100,10 @@ struct BenchOptions {
     std::function<std::optional<std::string>(const BenchPlan&, const BenchCell&)> unsupported;
     // Content keys already in the output (resume): those cells are skipped.
     std::unordered_set<std::string> done_keys;
+    // When it becomes true (e.g. from a signal handler), the phase stops within ~100 ms: the
+    // worker in flight is killed, its cell gets no row (a resume re-runs it), no new worker
+    // starts, and run_benchmarks returns with BenchSummary::stopped set.
+    const std::atomic<bool>* stop = nullptr;
 };
 
 struct BenchSummary {
@@ -105,15 +114,19 @@ struct BenchSummary {
     size_t batches = 0;
     size_t workers_started = 0;
     std::vector<std::string> warnings; // e.g. invalid worker lines outside any cell
+    bool stopped = false;              // BenchOptions::stop ended the phase early
 
     double wall_s = 0;         // the whole benchmark phase
     double timed_gpu_s = 0;    // sum of latency_ms x repeat reported by workers
     double cell_span_s = 0;    // sum of "begin" to "result" times
     double worker_life_s = 0;  // sum of worker spawn to reap times
+    // Sum of each batch's time from its request (or its worker's start) to its last event.
+    double batch_span_s = 0;
     size_t cells_measured = 0; // results received from workers
     // (wall - timed GPU) / cells measured: everything that is not timed kernel work.
     double overhead_per_cell_ms = 0;
-    // Per worker: lifetime minus its cells' spans (start-up, request parsing, teardown).
+    // Per batch: its span minus its cells' spans (worker start-up where one was started,
+    // request parsing, problem set-up).
     double overhead_per_batch_ms = 0;
     // Within cells: span minus timed GPU (warm-up, verification, allocation, event sync).
     double in_cell_overhead_ms = 0;

@@ -41,6 +41,23 @@ double reference_scale(const float* reference, std::size_t count);
 Verification verify_output(const void* output, const float* reference, std::size_t count,
                            DataType dtype, double ref_max_abs = -1.0);
 
+// What the device check (gconv_verify) counts; the worker verifies on the GPU and only this
+// comes back to the host.
+struct VerificationTally {
+    float max_abs_err = 0.0f;
+    std::size_t non_finite = 0;
+    std::size_t off = 0; // finite elements further than verification_limit() from the reference
+    std::size_t non_zero = 0;
+};
+
+// Absolute error limit for one element: tolerance x the reference's scale (1 when the
+// reference is all zeros).
+double verification_limit(DataType dtype, double ref_max_abs);
+
+// The verdict on `count` elements from their tally; the same rules as verify_output().
+Verification verification_from_tally(const VerificationTally& tally, std::size_t count,
+                                     double ref_max_abs);
+
 // Host conversions of the device storage types (round-to-nearest-even for bf16).
 float bf16_to_float(uint16_t bits);
 float fp16_to_float(uint16_t bits);

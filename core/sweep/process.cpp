@@ -171,9 +171,14 @@ void ChildProcess::close_stdin() {
 }
 
 void ChildProcess::send_and_close_stdin(std::string data) {
-    to_send_ = std::move(data);
-    sent_ = 0;
     close_after_send_ = true;
+    send(std::move(data));
+}
+
+void ChildProcess::send(std::string data) {
+    to_send_.erase(0, sent_);
+    to_send_ += data;
+    sent_ = 0;
     // Most requests fit the pipe: write what fits now, the rest from read_line's poll loop.
     while (stdin_fd_ >= 0 && sent_ < to_send_.size()) {
         const ssize_t n = ::write(stdin_fd_, to_send_.data() + sent_, to_send_.size() - sent_);
@@ -186,7 +191,7 @@ void ChildProcess::send_and_close_stdin(std::string data) {
             break;
         }
     }
-    if (sent_ == to_send_.size()) close_stdin();
+    if (sent_ == to_send_.size() && close_after_send_) close_stdin();
 }
 
 ChildProcess::ReadStatus ChildProcess::read_line(std::string& line, Clock::time_point deadline) {
@@ -214,7 +219,8 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string& line, Clock::time_
         if (sending && fds[1].revents) {
             const ssize_t n = ::write(stdin_fd_, to_send_.data() + sent_, to_send_.size() - sent_);
             if (n > 0) sent_ += static_cast<size_t>(n);
-            if ((n < 0 && errno != EAGAIN && errno != EINTR) || sent_ == to_send_.size())
+            if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
+                (sent_ == to_send_.size() && close_after_send_))
                 close_stdin();
         }
         if (fds[0].revents) {

@@ -43,6 +43,8 @@ public:
     // Queues bytes for the child's stdin, written while read_line() waits; the pipe is closed
     // once they are all written (the child sees end of file).
     void send_and_close_stdin(std::string data);
+    // Queues bytes for the child's stdin and keeps it open (a worker serving many requests).
+    void send(std::string data);
 
     enum class ReadStatus { Line, Timeout, EndOfFile };
     // The next stdout line (without its line break) before `deadline`. At end of file a last

@@ -17,7 +17,9 @@
 #include "util/json_file.h"
 #include "worker/launch_timer.h"
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,7 +44,7 @@ std::string_view reference_entry_for(Variant v) {
 
 struct ReferenceKernels {
     gpu::Module module;
-    gpu::Kernel compute, fill_random, fill_poison;
+    gpu::Kernel compute, fill_random, fill_poison, verify, abs_max;
 };
 
 ReferenceKernels load_reference(DataType dtype, Variant variant, const std::string& arch,
@@ -56,10 +58,11 @@ ReferenceKernels load_reference(DataType dtype, Variant variant, const std::stri
         jit::compile_cached(cache, jit::native_toolchain(), request);
     if (!compiled.ok) throw Error("the reference kernels did not compile:\n" + compiled.log);
     gpu::Module module(compiled.code);
-    auto compute = module.function(std::string(reference_entry_for(variant)));
-    auto fill = module.function(std::string(reference_entry::fill_random));
-    auto poison = module.function(std::string(reference_entry::fill_poison));
-    return {std::move(module), compute, fill, poison};
+    auto fn = [&](std::string_view name) { return module.function(std::string(name)); };
+    gpu::Kernel compute = fn(reference_entry_for(variant));
+    gpu::Kernel fill = fn(reference_entry::fill_random), poison = fn(reference_entry::fill_poison);
+    gpu::Kernel verify = fn(reference_entry::verify), abs_max = fn(reference_entry::abs_max);
+    return {std::move(module), compute, fill, poison, verify, abs_max};
 }
 
 struct LoadedKernel {
@@ -73,13 +76,13 @@ std::vector<char> read_code_object(const std::string& path) {
     return std::vector<char>(text.begin(), text.end());
 }
 
-// The tensors of one problem, its reference result on the host, and its sizes.
+// The tensors of one problem and the fp32 reference of its result tensor, kept on the GPU:
+// cells compare against it there.
 struct ProblemData {
     Problem problem;
     std::size_t elements[3] = {0, 0, 0}; // In, Wei, Out
     DeviceBuffer tensors[3];
     DeviceBuffer reference; // fp32, the result tensor
-    std::vector<float> reference_host;
     double reference_scale = 0.0;
     Tensor result = Tensor::Out;
 
@@ -97,27 +100,36 @@ gpu::LaunchConfig grid_stride(std::size_t n, int sm_count, hipStream_t stream) {
     return c;
 }
 
-class Batch {
-public:
-    Batch(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit,
-          const BatchOptions& options)
-        : request_(request), emit_(emit), options_(options) {}
+} // namespace
 
-    int run() {
+// Everything a worker keeps between the batches it serves: the context, the stream, the
+// loaded modules, the reference kernels and the problem now on the GPU (consecutive batches
+// of one problem reuse its tensors and reference).
+class Session::State {
+public:
+    explicit State(const BatchOptions& options) : options_(options) {
         gpu::make_context_current(options_.device);
         info_ = gpu::query(options_.device);
-        variant_ = *enum_from_string<Variant>(request_.variant);
-        dtype_ = *enum_from_string<DataType>(request_.dtype);
         cache_ = std::make_unique<jit::KernelCache>(
             options_.cache_root.empty() ? jit::KernelCache::default_root() : options_.cache_root);
         stream_ = std::make_unique<gpu::Stream>();
-        if (request_.flush_l2)
+        tally_ = DeviceBuffer(4 * sizeof(uint32_t));
+    }
+
+    int run(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit) {
+        request_ = &request;
+        emit_ = &emit;
+        variant_ = *enum_from_string<Variant>(request.variant);
+        dtype_ = *enum_from_string<DataType>(request.dtype);
+        if (request.flush_l2 && !flush_.data())
             flush_ = DeviceBuffer(std::max<std::size_t>(info_.l2_bytes * 2, 1 << 20));
+        problems_json_.clear();
+        kernels_json_.clear();
+        parsed_.clear();
+        for (const auto& p : request.problems) problems_json_[p.id] = &p;
+        for (const auto& k : request.kernels) kernels_json_[k.id] = &k;
 
-        for (const auto& p : request_.problems) problems_json_[p.id] = &p;
-        for (const auto& k : request_.kernels) kernels_json_[k.id] = &k;
-
-        for (const auto& cell : request_.cells) {
+        for (const auto& cell : request.cells) {
             emit_begin(cell.cell);
             WorkerCellResult result;
             try {
@@ -151,21 +163,22 @@ private:
         WorkerEvent e;
         e.kind = WorkerEvent::Kind::Begin;
         e.cell = cell;
-        emit_(e);
+        (*emit_)(e);
     }
     void emit_result(int64_t cell, const WorkerCellResult& r) {
         WorkerEvent e;
         e.kind = WorkerEvent::Kind::Result;
         e.cell = cell;
         e.result = r;
-        emit_(e);
+        (*emit_)(e);
     }
 
     ReferenceKernels& reference() {
-        if (!reference_)
-            reference_ = std::make_unique<ReferenceKernels>(
-                load_reference(dtype_, variant_, info_.arch, *cache_));
-        return *reference_;
+        const std::string key = std::string(to_string(dtype_)) + "/" + std::string(to_string(variant_));
+        auto& slot = references_[key];
+        if (!slot) slot = std::make_unique<ReferenceKernels>(
+                           load_reference(dtype_, variant_, info_.arch, *cache_));
+        return *slot;
     }
 
     void fill(gpu::Kernel& kernel, DeviceBuffer& buffer, std::size_t n, uint64_t seed) {
@@ -180,18 +193,41 @@ private:
         gpu::launch(reference().fill_poison, grid_stride(n, info_.sm_count, stream_->get()), args);
     }
 
-    // Allocates and fills the tensors of problem `id` and computes its reference, unless it
-    // is the problem already loaded. Out-of-memory is remembered so its other cells report it
-    // without trying again.
+    // The four counters of gconv_verify.h / the max of gconv_abs_max, after `launch` ran.
+    std::array<uint32_t, 4> tally(const std::function<void(gpu::KernelArgs&)>& add_args,
+                                  gpu::Kernel& kernel, std::size_t n) {
+        GCONV_HIP_CHECK(hipMemsetAsync(tally_.data(), 0, tally_.bytes(), stream_->get()));
+        gpu::KernelArgs args;
+        add_args(args);
+        args.add(tally_.as<unsigned>());
+        gpu::launch(kernel, grid_stride(n, info_.sm_count, stream_->get()), args);
+        std::array<uint32_t, 4> host{};
+        GCONV_HIP_CHECK(hipMemcpyAsync(host.data(), tally_.data(), sizeof host,
+                                       hipMemcpyDeviceToHost, stream_->get()));
+        stream_->synchronize();
+        return host;
+    }
+
+    static float as_float(uint32_t bits) {
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return f;
+    }
+
+    // Allocates and fills the tensors of problem `id` and computes its reference, unless the
+    // same sizes, direction, type and seed are already on the GPU (from this batch or the one
+    // before). Out-of-memory is remembered so its other cells report it without trying again.
     ProblemData& problem(int64_t id) {
-        if (current_ && current_id_ == id) return *current_;
+        const Problem& p = sizes(id);
+        // The fill seeds depend on the id, so it is part of what makes the data the same.
+        const std::string key = p.key() + "/" + std::to_string(id) + "/" + request_->variant +
+                                "/" + request_->dtype + "/" + std::to_string(request_->seed);
+        if (current_ && current_key_ == key) return *current_;
         current_.reset();
-        current_id_ = id;
-        if (auto it = oom_.find(id); it != oom_.end())
+        if (auto it = oom_.find(key); it != oom_.end())
             throw GpuError(it->second, hipErrorOutOfMemory, __FILE__, __LINE__);
         auto data = std::make_unique<ProblemData>();
-        data->problem = sizes(id);
-        const Problem& p = data->problem;
+        data->problem = p;
         data->elements[0] = std::size_t(p.input_elements());
         data->elements[1] = std::size_t(p.weight_elements());
         data->elements[2] = std::size_t(p.output_elements());
@@ -201,7 +237,7 @@ private:
             for (int t = 0; t < 3; ++t) data->tensors[t] = DeviceBuffer(data->elements[t] * bytes);
             data->reference = DeviceBuffer(data->count(data->result) * sizeof(float));
         } catch (const GpuError& e) {
-            if (e.out_of_memory()) oom_[id] = "allocating the tensors of problem " + p.key();
+            if (e.out_of_memory()) oom_[key] = "allocating the tensors of problem " + p.key();
             throw;
         }
         auto& ref = reference();
@@ -209,19 +245,20 @@ private:
         // stale data must not pass), each from its own seed.
         for (int t = 0; t < 3; ++t)
             fill(ref.fill_random, data->tensors[t], data->elements[t],
-                 request_.seed * 3 + uint64_t(t) + uint64_t(id) * 7919);
+                 request_->seed * 3 + uint64_t(t) + uint64_t(id) * 7919);
         ConvParams params =
             make_params(p, data->buffer(Tensor::In).data(), data->buffer(Tensor::Wei).data(),
                         data->buffer(Tensor::Out).data());
         gpu::KernelArgs args;
         args.add(params).add(data->reference.as<float>());
-        gpu::launch(ref.compute,
-                    grid_stride(data->count(data->result), info_.sm_count, stream_->get()), args);
-        stream_->synchronize();
-        data->reference_host.resize(data->count(data->result));
-        data->reference.download(std::span<float>(data->reference_host));
-        data->reference_scale = reference_scale(data->reference_host.data(), data->reference_host.size());
+        const std::size_t n = data->count(data->result);
+        gpu::launch(ref.compute, grid_stride(n, info_.sm_count, stream_->get()), args);
+        const auto scale = tally(
+            [&](gpu::KernelArgs& a) { a.add(data->reference.as<float>()).add((long long)n); },
+            ref.abs_max, n);
+        data->reference_scale = as_float(scale[0]);
         current_ = std::move(data);
+        current_key_ = key;
         return *current_;
     }
 
@@ -232,15 +269,40 @@ private:
         return parsed_.emplace(id, std::move(p)).first->second;
     }
 
+    // Modules stay loaded for the worker's life: later batches reuse them.
     LoadedKernel& kernel(int64_t id) {
-        if (auto it = loaded_.find(id); it != loaded_.end()) return *it->second;
         const WorkerKernel& k = *kernels_json_.at(id);
+        const std::string key = k.code_object + "\n" + k.entry + "\n" + k.name;
+        if (auto it = loaded_.find(key); it != loaded_.end()) return *it->second;
         KernelConfig config =
             config_from_json(k.config, "request.kernels[id=" + std::to_string(id) + "].config");
         gpu::Module module(read_code_object(k.code_object));
         gpu::Kernel fn = module.function(k.entry);
         auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, std::move(module), fn});
-        return *loaded_.emplace(id, std::move(loaded)).first->second;
+        return *loaded_.emplace(key, std::move(loaded)).first->second;
+    }
+
+    // Poisons the result tensor, runs the kernel once and checks every element on the GPU.
+    Verification verify(ProblemData& data, const std::function<void()>& run_once) {
+        DeviceBuffer& result = data.buffer(data.result);
+        const std::size_t n = data.count(data.result);
+        poison(result, n);
+        run_once();
+        const float limit = float(verification_limit(dtype_, data.reference_scale));
+        const auto t = tally(
+            [&](gpu::KernelArgs& a) {
+                a.add(static_cast<const void*>(result.data()))
+                    .add(static_cast<const float*>(data.reference.as<float>()))
+                    .add((long long)n)
+                    .add(limit);
+            },
+            reference().verify, n);
+        VerificationTally counted;
+        counted.max_abs_err = as_float(t[0]);
+        counted.non_finite = t[1];
+        counted.off = t[2];
+        counted.non_zero = t[3];
+        return verification_from_tally(counted, n, data.reference_scale);
     }
 
     WorkerCellResult run_cell(const WorkerCell& cell) {
@@ -264,19 +326,12 @@ private:
         auto run_once = [&] { gpu::launch(k.kernel, launch, args); };
 
         // Verify first, on a poisoned result tensor, so an element the kernel never writes fails.
-        DeviceBuffer& result = data.buffer(data.result);
-        const std::size_t n = data.count(data.result);
-        poison(result, n);
-        run_once();
-        stream_->synchronize();
-        std::vector<char> host(n * std::size_t(element_bytes(dtype_)));
-        result.download(std::span<char>(host));
-        const Verification v = verify_output(host.data(), data.reference_host.data(), n, dtype_, data.reference_scale);
+        const Verification v = verify(data, run_once);
 
-        for (int i = 0; i < request_.warmup; ++i) run_once();
-        LaunchTimer timer(std::max(request_.repeat, 1));
+        for (int i = 0; i < request_->warmup; ++i) run_once();
+        LaunchTimer timer(std::max(request_->repeat, 1));
         std::function<void()> between;
-        if (request_.flush_l2)
+        if (request_->flush_l2)
             between = [&] {
                 GCONV_HIP_CHECK(hipMemsetAsync(flush_.data(), 0, flush_.bytes(), stream_->get()));
             };
@@ -295,37 +350,48 @@ private:
         if (!v.passed) {
             std::ostringstream why;
             why << "verification failed: max_rel_err " << v.max_rel_err << " (tolerance "
-                << verification_tolerance(dtype_) << "), " << v.mismatches << " of " << n
-                << " elements off, " << v.nan_count << " NaN or unwritten";
+                << verification_tolerance(dtype_) << "), " << v.mismatches << " of "
+                << data.count(data.result) << " elements off, " << v.nan_count
+                << " NaN or unwritten";
+            if (v.ref_max_abs <= 0) why << ", the reference is all zeros";
             r.error = why.str();
         }
         return r;
     }
 
-    const WorkerRequest& request_;
-    const std::function<void(const WorkerEvent&)>& emit_;
     BatchOptions options_;
     gpu::DeviceInfo info_;
-    Variant variant_ = Variant::Forward;
-    DataType dtype_ = DataType::BF16;
     std::unique_ptr<jit::KernelCache> cache_;
     std::unique_ptr<gpu::Stream> stream_;
     DeviceBuffer flush_;
-    std::unique_ptr<ReferenceKernels> reference_;
+    DeviceBuffer tally_;
+    std::map<std::string, std::unique_ptr<ReferenceKernels>> references_;
+    std::map<std::string, std::unique_ptr<LoadedKernel>> loaded_;
+    std::unique_ptr<ProblemData> current_;
+    std::string current_key_;
+    std::map<std::string, std::string> oom_;
+
+    // The request being served.
+    const WorkerRequest* request_ = nullptr;
+    const std::function<void(const WorkerEvent&)>* emit_ = nullptr;
+    Variant variant_ = Variant::Forward;
+    DataType dtype_ = DataType::BF16;
     std::map<int64_t, const WorkerProblem*> problems_json_;
     std::map<int64_t, const WorkerKernel*> kernels_json_;
-    std::map<int64_t, std::unique_ptr<LoadedKernel>> loaded_;
     std::map<int64_t, Problem> parsed_;
-    std::unique_ptr<ProblemData> current_;
-    int64_t current_id_ = -1;
-    std::map<int64_t, std::string> oom_;
 };
 
-} // namespace
+Session::Session(const BatchOptions& options) : state_(std::make_unique<State>(options)) {}
+Session::~Session() = default;
+
+int Session::run(const WorkerRequest& request,
+                 const std::function<void(const WorkerEvent&)>& emit) {
+    return state_->run(request, emit);
+}
 
 int run_batch(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit,
               const BatchOptions& options) {
-    return Batch(request, emit, options).run();
+    return Session(options).run(request, emit);
 }
 
 } // namespace gconv::worker

@@ -95,11 +95,24 @@ class TestBenchRunner : public QObject {
     }
 
 private slots:
+    void allSucceedGroupedByProblem_data() {
+        QTest::addColumn<int>("batchesPerWorker");
+        QTest::newRow("one worker serves every batch") << 0;
+        QTest::newRow("a fresh worker per batch") << 1;
+        QTest::newRow("two batches per worker") << 2;
+    }
+
     void allSucceedGroupedByProblem() {
+        QFETCH(int, batchesPerWorker);
         const int kernels = 5 + static_cast<int>(rng() % 4), problems = 3;
         BenchPlan plan = make_plan(kernels, problems, {}, rng);
         VectorSink sink;
-        const BenchSummary s = run_benchmarks(plan, options(5.0, 4), sink);
+        BenchOptions o = options(5.0, 4);
+        o.batches_per_worker = size_t(batchesPerWorker);
+        const QString serveLog = dir.filePath("serve.log");
+        QFile::remove(serveLog);
+        o.worker_environment = {"GCONV_FAKE_SERVE_LOG=" + serveLog.toStdString()};
+        const BenchSummary s = run_benchmarks(plan, o, sink);
         check_each_cell_once(plan, sink.rows);
         for (const auto& r : sink.rows) {
             QCOMPARE(r.status, CellStatus::Ok);
@@ -111,7 +124,20 @@ private slots:
             QVERIFY(sink.rows[i].problem_idx >= sink.rows[i - 1].problem_idx);
         const size_t per_problem = (kernels + 3) / 4;
         QCOMPARE(s.batches, per_problem * problems);
-        QCOMPARE(s.workers_started, s.batches);
+        const size_t expectedWorkers =
+            batchesPerWorker == 0 ? 1 : (s.batches + batchesPerWorker - 1) / batchesPerWorker;
+        QCOMPARE(s.workers_started, expectedWorkers);
+        // Serving workers log one line (their pid) per batch: every batch was served once, by
+        // as many processes as were started.
+        if (batchesPerWorker != 1) {
+            QFile log(serveLog);
+            QVERIFY(log.open(QIODevice::ReadOnly));
+            const QStringList pids = QString::fromUtf8(log.readAll()).split('\n', Qt::SkipEmptyParts);
+            QCOMPARE(size_t(pids.size()), s.batches);
+            QCOMPARE(size_t(QSet<QString>(pids.begin(), pids.end()).size()), expectedWorkers);
+        } else {
+            QVERIFY(!QFile::exists(serveLog));
+        }
         QCOMPARE(s.cells_measured, plan.cells.size());
         QVERIFY(s.timed_gpu_s > 0 && s.overhead_per_batch_ms > 0);
         QCOMPARE(sink.last_done, plan.cells.size());
@@ -173,9 +199,11 @@ private slots:
             }
         }
         QCOMPARE(s.by_status.at(CellStatus::Ok), plan.cells.size() - problems);
-        // The cells after the bad one ran in a new worker (except for a clean "fail" or "oom").
-        if (status == "crash" || status == "timeout" || tag == "@garbage")
-            QVERIFY(s.workers_started > s.batches);
+        // One worker serves every batch until a bad cell ends it; the cells after it run in a
+        // new one (a clean "fail" or "oom" keeps the worker).
+        if (status == "crash" || status == "timeout" || tag == "@garbage" || tag == "@sticky")
+            QCOMPARE(s.workers_started, size_t(1 + problems));
+        if (tag == "@fail" || tag == "@oom") QCOMPARE(s.workers_started, size_t(1));
     }
 
     void unsupportedCellsAreNotRun() {

@@ -100,6 +100,38 @@ private slots:
         std::vector<float> ref(64, 0.0f), out(64, 0.0f);
         QVERIFY(!verify_output(out.data(), ref.data(), ref.size(), DataType::FP32).passed);
     }
+
+    // The worker verifies on the GPU and hands the host only a tally: the verdict from the
+    // tally must follow the same rules as the host check.
+    void a_tally_gives_the_verdict_of_the_host_check() {
+        std::mt19937 rng(4242);
+        std::uniform_real_distribution<float> u(-3.f, 3.f);
+        const double scale = 2.5 + u(rng) * 0.1;
+        gconv::VerificationTally t;
+        t.max_abs_err = float(gconv::verification_limit(gconv::DataType::BF16, scale) * 0.5);
+        t.non_zero = 7;
+        auto v = gconv::verification_from_tally(t, 100, scale);
+        QVERIFY(v.passed);
+        QVERIFY(v.non_zero);
+        QCOMPARE(v.max_rel_err, double(t.max_abs_err) / scale);
+        QVERIFY(v.max_rel_err < gconv::verification_tolerance(gconv::DataType::BF16));
+
+        gconv::VerificationTally off = t;
+        off.off = 1;
+        QVERIFY(!gconv::verification_from_tally(off, 100, scale).passed);
+
+        gconv::VerificationTally unwritten = t;
+        unwritten.non_finite = 3;
+        v = gconv::verification_from_tally(unwritten, 100, scale);
+        QVERIFY(!v.passed);
+        QVERIFY(std::isnan(v.max_rel_err));
+        QCOMPARE(v.nan_count, std::size_t(3));
+
+        QVERIFY(!gconv::verification_from_tally(t, 100, 0.0).passed);
+        QVERIFY(!gconv::verification_from_tally(t, 0, scale).passed);
+        QCOMPARE(gconv::verification_limit(gconv::DataType::FP16, 0.0),
+                 gconv::verification_tolerance(gconv::DataType::FP16));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestMeasurement)

@@ -82,17 +82,8 @@ double pseudo_random(uint64_t x) {
     return static_cast<double>(x % 1000000) / 1e6;
 }
 
-} // namespace
-
-int main() {
-    const std::string input{std::istreambuf_iterator<char>(std::cin), {}};
-    WorkerRequest request;
-    try {
-        request = parse_worker_request(input);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "gconv-fake-worker: bad request: %s\n", e.what());
-        return k_worker_exit_bad_request;
-    }
+// Runs one request; returns -1 to go on with the next one (serve mode) or an exit code.
+int run_request(const WorkerRequest& request) {
     nlohmann::json script;
     if (const char* text = std::getenv("GCONV_FAKE_SCRIPT"))
         script = nlohmann::json::parse(text, nullptr, false);
@@ -167,5 +158,38 @@ int main() {
         if (tag == "@sticky") return k_worker_exit_sticky;
     }
     say({WorkerEvent::Kind::End, 0, {}});
+    return -1;
+}
+
+WorkerRequest parse_or_exit(const std::string& text) {
+    try {
+        return parse_worker_request(text);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gconv-fake-worker: bad request: %s\n", e.what());
+        std::exit(k_worker_exit_bad_request);
+    }
+}
+
+} // namespace
+
+// --serve: one request per line, as gconv-worker --serve; GCONV_FAKE_SERVE_LOG gets a line per
+// request served, so tests can count how many batches one process took.
+int main(int argc, char** argv) {
+    bool serve = false;
+    for (int i = 1; i < argc; ++i) serve |= std::string(argv[i]) == "--serve";
+    if (!serve) {
+        const std::string input{std::istreambuf_iterator<char>(std::cin), {}};
+        const int code = run_request(parse_or_exit(input));
+        return code < 0 ? 0 : code;
+    }
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.empty()) continue;
+        if (const char* path = std::getenv("GCONV_FAKE_SERVE_LOG")) {
+            std::ofstream log(path, std::ios::app);
+            log << ::getpid() << '\n';
+        }
+        if (const int code = run_request(parse_or_exit(line)); code >= 0) return code;
+    }
     return 0;
 }
