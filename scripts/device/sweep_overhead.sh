@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: the orchestration cost of gconv-bench on the H200. Sweeps the bf16 forward
-# pool over cheap shapes (the forward 2D validation set) with batches of 20 cells, and over the
-# cuDNN baseline shapes, then prints the share of the benchmark phase the GPU spends in timed
+# pool over cheap shapes (the forward 2D validation set) and over the cuDNN baseline shapes,
+# with batches of 20 cells, then prints the share of the benchmark phase the GPU spends in timed
 # kernel work and the overhead per cell and per batch (from each run's .meta.json).
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -23,7 +23,10 @@ print("%-22s cells %6d  batches %4d  wall %7.1f s  gpu-busy %5.1f%%  overhead/ce
     b["overhead_per_batch_ms"], b["in_cell_overhead_ms"], time.time() - float(sys.argv[3]), m["build"]["wall_s"]))
 PY
 }
+# Side by side in one call: one worker serving every batch (the default) against a fresh
+# worker and GPU context per batch (--batches-per-worker 1, the tile engine's way).
 run validation_b20 --problems forward_2d_test_validation --batch-size 20
-run validation_b400 --problems forward_2d_test_validation --batch-size 400
-run baseline_2d --problems-file bench/baselines/baseline_forward_2d.json --batch-size 500 --warmup 3 --repeat 20
-python3 bench/report.py "$out/validation_b20.csv" "$out/baseline_2d.csv"
+run validation_b20_fresh --problems forward_2d_test_validation --batch-size 20 --batches-per-worker 1
+run baseline_2d_b20 --problems-file bench/baselines/baseline_forward_2d.json --batch-size 20 --warmup 3 --repeat 20
+run baseline_2d_b20_fresh --problems-file bench/baselines/baseline_forward_2d.json --batch-size 20 --warmup 3 --repeat 20 --batches-per-worker 1
+python3 bench/report.py "$out/validation_b20.csv" "$out/baseline_2d_b20.csv"
