@@ -72,6 +72,10 @@ CliArgs make_cli() {
             {"--repeat", "N", "timed launches per cell", "10"},
             {"--flush-l2", "", "flush the L2 between timed launches (small problems)", ""},
             {"--seed", "N", "seed of the random inputs", "1"},
+            {"--baseline", "LIB",
+             "time a vendor library on every problem beside the kernels, same data and timing: "
+             "none or cudnn (NVIDIA; fills baseline_ms and speedup)",
+             "none"},
             {"--resume", "",
              "keep the cells already in --output (same kernel, problem, arch, toolchain) and run "
              "the rest",
@@ -190,6 +194,9 @@ struct Sweep {
                                                       : mode == "none" ? ProgressMode::None
                                                                        : ProgressMode::Bar);
         const std::string schema = cli.get_or("--csv-schema", "full");
+        const std::string baseline = cli.get_or("--baseline", "none");
+        if (baseline != "none" && baseline != "cudnn")
+            return usage("--baseline: unknown value '" + baseline + "' (allowed: none, cudnn)");
         if (schema != "full" && schema != "seed") return usage("--csv-schema takes full or seed");
         if (schema == "seed" && cli.has("--resume"))
             return usage("--resume needs --csv-schema full (it reads content keys)");
@@ -360,6 +367,7 @@ struct Sweep {
         plan.repeat = int(cli.get_int("--repeat", 10, 1, 100000));
         plan.flush_l2 = cli.has("--flush-l2");
         plan.seed = uint64_t(cli.get_int("--seed", 1, 0, 1LL << 62));
+        plan.baseline = cli.get_or("--baseline", "none");
         for (std::size_t i = 0; i < configs.size(); ++i) {
             BenchKernel k;
             k.name = built.kernels[i].name;

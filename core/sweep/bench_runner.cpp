@@ -178,6 +178,9 @@ private:
         row.non_zero = result.non_zero.value_or(false);
         row.max_rel_err = result.max_rel_err;
         row.verified = result.verified;
+        row.baseline_ms = result.baseline_ms;
+        if (has_value(row.baseline_ms) && has_value(row.latency_ms) && row.latency_ms > 0)
+            row.speedup = row.baseline_ms / row.latency_ms;
         row.error = clip(result.error);
         emit(row);
     }
@@ -190,6 +193,7 @@ private:
         request.repeat = plan_.repeat;
         request.flush_l2 = plan_.flush_l2;
         request.seed = plan_.seed;
+        request.baseline = plan_.baseline;
         std::vector<bool> kernel_added(plan_.kernels.size()), problem_added(plan_.problems.size());
         for (size_t i : cells) {
             const BenchCell& cell = plan_.cells[i];

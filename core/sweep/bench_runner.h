@@ -49,6 +49,7 @@ struct BenchPlan {
     int repeat = 10;
     bool flush_l2 = false;
     uint64_t seed = 0;
+    std::string baseline = "none"; // vendor library timed beside the kernels: none or cudnn
     std::vector<BenchKernel> kernels;
     std::vector<BenchProblem> problems;
     std::vector<BenchCell> cells;

@@ -90,7 +90,8 @@ json to_json(const WorkerRequest& request) {
             {"dtype", request.dtype},       {"warmup", request.warmup},
             {"repeat", request.repeat},     {"flush_l2", request.flush_l2},
             {"seed", request.seed},         {"kernels", kernels},
-            {"problems", problems},         {"cells", cells}};
+            {"problems", problems},         {"cells", cells},
+            {"baseline", request.baseline}};
 }
 
 WorkerRequest worker_request_from_json(const json& document) {
@@ -98,7 +99,7 @@ WorkerRequest worker_request_from_json(const json& document) {
     require_object(document, root);
     reject_unknown(document,
                    {"protocol", "variant", "dtype", "warmup", "repeat", "flush_l2", "seed",
-                    "kernels", "problems", "cells"},
+                    "kernels", "problems", "cells", "baseline"},
                    root);
     WorkerRequest request;
     request.protocol = static_cast<int>(get_integer(document, "protocol", root));
@@ -117,6 +118,12 @@ WorkerRequest worker_request_from_json(const json& document) {
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0))
         throw Error(root + ".seed: expected a non-negative integer, got " + seed.dump());
     request.seed = seed.get<uint64_t>();
+    if (document.contains("baseline")) {
+        request.baseline = get_string(document, "baseline", root);
+        if (request.baseline != "none" && request.baseline != "cudnn")
+            throw Error(root + ".baseline: unknown provider \"" + request.baseline +
+                        "\" (allowed: none, cudnn)");
+    }
 
     std::set<int64_t> kernel_ids, problem_ids, cell_ids;
     const json& kernels = get_array(document, "kernels", root);
@@ -210,6 +217,7 @@ std::string format_worker_event(const WorkerEvent& event) {
         put_number(line, "cv", r.cv);
         if (r.non_zero) line["non_zero"] = *r.non_zero;
         put_number(line, "max_rel_err", r.max_rel_err);
+        put_number(line, "baseline_ms", r.baseline_ms);
         if (r.verified) line["verified"] = *r.verified;
         if (!r.error.empty()) line["error"] = r.error;
         break;
@@ -241,7 +249,7 @@ WorkerEvent parse_event(const json& line) {
         throw Error(root + ".event: unknown event \"" + kind + "\" (allowed: begin, result, end)");
     reject_unknown(line,
                    {"event", "cell", "status", "latency_ms", "latency_median_ms", "tflops", "gbps",
-                    "cv", "non_zero", "max_rel_err", "verified", "error"},
+                    "cv", "non_zero", "max_rel_err", "verified", "error", "baseline_ms"},
                    root);
     event.kind = WorkerEvent::Kind::Result;
     event.cell = get_integer(line, "cell", root);
@@ -274,6 +282,7 @@ WorkerEvent parse_event(const json& line) {
     number("gbps", r.gbps);
     number("cv", r.cv);
     number("max_rel_err", r.max_rel_err);
+    number("baseline_ms", r.baseline_ms);
     flag("non_zero", r.non_zero);
     flag("verified", r.verified);
     if (auto found = line.find("error"); found != line.end() && !found->is_null()) {

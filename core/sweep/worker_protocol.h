@@ -48,6 +48,9 @@ struct WorkerRequest {
     int repeat = 10;
     bool flush_l2 = false;
     uint64_t seed = 0;
+    // A vendor library timed on every problem of the batch beside the kernels ("none" or
+    // "cudnn"); optional in the JSON, "none" when absent.
+    std::string baseline = "none";
     std::vector<WorkerKernel> kernels;
     std::vector<WorkerProblem> problems;
     std::vector<WorkerCell> cells;
@@ -72,6 +75,8 @@ struct WorkerCellResult {
     std::optional<bool> non_zero;
     double max_rel_err = k_no_value;
     std::optional<bool> verified;
+    // Mean latency of the baseline provider on the cell's problem (same data, same timing).
+    double baseline_ms = k_no_value;
     std::string error;
 };
 

@@ -2,6 +2,7 @@
 
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
+#include "codegen/launch_sequence.h"
 #include "config/config_json.h"
 #include "gpu/buffer.h"
 #include "gpu/context.h"
@@ -15,10 +16,13 @@
 #include "sweep/measurement.h"
 #include "util/error.h"
 #include "util/json_file.h"
+#include "worker/cudnn_baseline.h"
+#include "worker/kernel_launch.h"
 #include "worker/launch_timer.h"
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -85,6 +89,7 @@ struct ProblemData {
     DeviceBuffer reference; // fp32, the result tensor
     double reference_scale = 0.0;
     Tensor result = Tensor::Out;
+    double baseline_ms = k_no_value; // the baseline provider's mean latency, when it ran
 
     DeviceBuffer& buffer(Tensor t) { return tensors[int(t)]; }
     std::size_t count(Tensor t) const { return elements[int(t)]; }
@@ -257,6 +262,7 @@ private:
             [&](gpu::KernelArgs& a) { a.add(data->reference.as<float>()).add((long long)n); },
             ref.abs_max, n);
         data->reference_scale = as_float(scale[0]);
+        if (request_->baseline == "cudnn") run_baseline(*data);
         current_ = std::move(data);
         current_key_ = key;
         return *current_;
@@ -280,6 +286,56 @@ private:
         gpu::Kernel fn = module.function(k.entry);
         auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, std::move(module), fn});
         return *loaded_.emplace(key, std::move(loaded)).first->second;
+    }
+
+    // cuDNN on this problem's tensors, timed like a cell and verified against the same
+    // reference; diagnostics go to stderr (the worker log), the latency into every cell.
+    void run_baseline(ProblemData& data) {
+        if (!cudnn_tried_) {
+            cudnn_tried_ = true;
+            std::string why;
+            cudnn_ = CudnnBaseline::load(why);
+            if (!cudnn_)
+                std::fprintf(stderr, "gconv-worker: no cuDNN baseline: %s\n", why.c_str());
+            else
+                std::fprintf(stderr, "gconv-worker: cuDNN %s loaded for baselines\n",
+                             cudnn_->version().c_str());
+        }
+        if (!cudnn_) return;
+        const BaselineTensors tensors{data.buffer(Tensor::In).data(),
+                                      data.buffer(Tensor::Wei).data(),
+                                      data.buffer(Tensor::Out).data()};
+        const BaselineResult r = cudnn_->run(variant_, dtype_, data.problem, tensors,
+                                             stream_->get(), request_->warmup, request_->repeat);
+        const std::string key = data.problem.key();
+        if (!r.ok) {
+            std::fprintf(stderr, "gconv-worker: cuDNN baseline for %s: %s\n", key.c_str(),
+                         r.error.c_str());
+            return;
+        }
+        const std::size_t n = data.count(data.result);
+        const auto t = tally(
+            [&](gpu::KernelArgs& a) {
+                a.add(static_cast<const void*>(data.buffer(data.result).data()))
+                    .add(static_cast<const float*>(data.reference.as<float>()))
+                    .add((long long)n)
+                    .add(float(verification_limit(dtype_, data.reference_scale)));
+            },
+            reference().verify, n);
+        const Verification v = verification_from_tally({as_float(t[0]), t[1], t[2], t[3]}, n,
+                                                       data.reference_scale);
+        const double ms = summarize_timings(r.launch_ms).mean_ms;
+        if (!v.passed) {
+            std::fprintf(stderr,
+                         "gconv-worker: cuDNN baseline for %s (%s, %.4f ms) did not verify: "
+                         "max_rel_err %g, %zu off, %zu non-finite; not reported\n",
+                         key.c_str(), r.algorithm.c_str(), ms, v.max_rel_err, v.mismatches,
+                         v.nan_count);
+            return;
+        }
+        data.baseline_ms = ms;
+        std::fprintf(stderr, "gconv-worker: cuDNN baseline for %s: %.4f ms (%s, max_rel_err %.2g)\n",
+                     key.c_str(), ms, r.algorithm.c_str(), v.max_rel_err);
     }
 
     // Poisons the result tensor, runs the kernel once and queues the check of every element
@@ -329,18 +385,14 @@ private:
             return failure(CellStatus::Unsupported, support.reason);
         ProblemData& data = problem(cell.problem);
 
-        const LaunchPlan plan = plan_launch(k.config, p, info_.warp_size);
-        if (plan.shared_bytes > k.kernel.dynamic_shared_allowed())
-            k.kernel.allow_dynamic_shared(plan.shared_bytes);
-        gpu::LaunchConfig launch;
-        launch.grid = {plan.grid_x, plan.grid_y, plan.grid_z};
-        launch.block = {plan.block_threads, 1, 1};
-        launch.dynamic_shared_bytes = unsigned(plan.shared_bytes);
-        launch.stream = stream_->get();
-        gpu::KernelArgs args;
-        args.add(make_params(k.config, p, data.buffer(Tensor::In).data(),
-                             data.buffer(Tensor::Wei).data(), data.buffer(Tensor::Out).data()));
-        auto run_once = [&] { gpu::launch(k.kernel, launch, args); };
+        // One run is the config's whole launch sequence: the zeroing an accumulating kernel
+        // needs, the GEMM and a convert kernel (codegen/launch_sequence.h); all of it is timed.
+        KernelLaunch launch(k.module, plan_sequence(k.config, p, info_.warp_size));
+        launch.prepare(); // the workspace exists before anything is timed
+        const LaunchTensors tensors{data.buffer(Tensor::In).data(),
+                                    data.buffer(Tensor::Wei).data(),
+                                    data.buffer(Tensor::Out).data()};
+        auto run_once = [&] { launch.run(tensors, stream_->get()); };
 
         // Verify first, on a poisoned result tensor, so an element the kernel never writes fails.
         // That launch is the first warm-up launch: it loads the code and the caches alike.
@@ -370,6 +422,7 @@ private:
         r.non_zero = v.non_zero;
         r.max_rel_err = v.max_rel_err;
         r.verified = v.passed;
+        r.baseline_ms = data.baseline_ms;
         if (!v.passed) {
             std::ostringstream why;
             why << "verification failed: max_rel_err " << v.max_rel_err << " (tolerance "
@@ -393,6 +446,8 @@ private:
     };
     std::unique_ptr<uint32_t, HostFree> pinned_tally_;
     std::unique_ptr<LaunchTimer> timer_; // its events are reused by every cell
+    std::unique_ptr<CudnnBaseline> cudnn_;
+    bool cudnn_tried_ = false;
     int timer_repeat_ = 0;
     std::map<std::string, std::unique_ptr<ReferenceKernels>> references_;
     std::map<std::string, std::unique_ptr<LoadedKernel>> loaded_;

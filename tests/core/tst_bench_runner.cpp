@@ -140,6 +140,7 @@ private slots:
         }
         QCOMPARE(s.cells_measured, plan.cells.size());
         QVERIFY(s.timed_gpu_s > 0 && s.overhead_per_batch_ms > 0);
+        for (const auto& r : sink.rows) QVERIFY(!has_value(r.baseline_ms) && !has_value(r.speedup));
         QCOMPARE(sink.last_done, plan.cells.size());
     }
 
@@ -204,6 +205,18 @@ private slots:
         if (status == "crash" || status == "timeout" || tag == "@garbage" || tag == "@sticky")
             QCOMPARE(s.workers_started, size_t(1 + problems));
         if (tag == "@fail" || tag == "@oom") QCOMPARE(s.workers_started, size_t(1));
+    }
+
+    void baselineLatencyGivesTheSpeedup() {
+        BenchPlan plan = make_plan(3, 2, {}, rng);
+        plan.baseline = "cudnn";
+        VectorSink sink;
+        run_benchmarks(plan, options(), sink);
+        check_each_cell_once(plan, sink.rows);
+        for (const auto& r : sink.rows) {
+            QCOMPARE(r.baseline_ms, 1.5 * r.latency_ms);
+            QVERIFY(std::abs(r.speedup - 1.5) < 1e-12);
+        }
     }
 
     void unsupportedCellsAreNotRun() {

@@ -22,6 +22,7 @@ class TestWorkerProtocol : public QObject {
         r.repeat = static_cast<int>(rng() % 50) + 1;
         r.flush_l2 = rng() % 2;
         r.seed = rng();
+        r.baseline = rng() % 2 ? "cudnn" : "none";
         const int64_t k = some_id(), p = some_id();
         r.kernels.push_back({k,
                              "kernel_" + std::to_string(k),
@@ -52,6 +53,7 @@ private slots:
         QCOMPARE(out.repeat, in.repeat);
         QCOMPARE(out.flush_l2, in.flush_l2);
         QCOMPARE(out.seed, in.seed);
+        QCOMPARE(out.baseline, in.baseline);
         QCOMPARE(out.kernels.size(), size_t{1});
         QCOMPARE(out.kernels[0].name, in.kernels[0].name);
         QCOMPARE(out.kernels[0].config, in.kernels[0].config);
@@ -78,6 +80,13 @@ private slots:
         version["protocol"] = 2;
         expect_request_error(version, "version 2 is not supported");
         QVERIFY_THROWS_EXCEPTION(Error, parse_worker_request("{not json"));
+        auto provider = base;
+        provider["baseline"] = "mkl";
+        expect_request_error(provider, "request.baseline: unknown provider \"mkl\"");
+        // Optional: a request without it has no baseline.
+        auto without = base;
+        without.erase("baseline");
+        QCOMPARE(worker_request_from_json(without).baseline, std::string("none"));
     }
 
     void eventsRoundTrip() {
@@ -89,6 +98,7 @@ private slots:
         result.result.cv = u(rng);
         result.result.verified = false;
         result.result.non_zero = true;
+        result.result.baseline_ms = u(rng);
         result.result.error = "bad, \"very\" bad\nsecond line";
         const std::string text = format_worker_event(result);
         QVERIFY(text.find('\n') == std::string::npos);
@@ -99,6 +109,7 @@ private slots:
         QCOMPARE(back.event->result.latency_ms, result.result.latency_ms);
         QCOMPARE(back.event->result.tflops, result.result.tflops);
         QVERIFY(std::isnan(back.event->result.gbps));
+        QCOMPARE(back.event->result.baseline_ms, result.result.baseline_ms);
         QCOMPARE(back.event->result.verified, std::optional<bool>(false));
         QCOMPARE(back.event->result.error, result.result.error);
 
