@@ -10,6 +10,7 @@ libdir=$cuda/lib64
 [ -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] || [ -e /usr/lib64/libcuda.so.1 ] || libdir_stub=-L$cuda/lib64/stubs
 g++ -std=c++20 -O2 -I"$root/core" -I"$cuda/include" \
   "$here/kernel_check.cpp" "$root/core/codegen/kernel_source.cpp" "$root/core/codegen/launch_plan.cpp" \
+  "$root/core/codegen/launch_plan_bwd.cpp" "$root/core/codegen/launch_sequence.cpp" \
   "$root/core/problem/problem.cpp" "$root/core/config/enum_strings.cpp" \
   -L"$libdir" ${libdir_stub:-} -lnvrtc -lcuda -lpthread -Wl,-rpath,"$libdir" -o "$out"
 echo "built $out"

@@ -1,10 +1,13 @@
-// gconv kernel check: generates forward kernel sources with core/codegen, compiles them with
-// NVRTC exactly as the JIT does (named headers from core/kernels), then on the GPU verifies
-// every (config, problem) pair against the reference kernel (itself checked against a CPU
-// convolution on tiny shapes) and times baseline shapes with events.
+// gconv kernel check: generates kernel sources (forward, bwd_data, bwd_weight) with
+// core/codegen, compiles them with NVRTC exactly as the JIT does (named headers from
+// core/kernels), then on the GPU runs each (config, problem) pair's launch sequence
+// (codegen/launch_sequence.h) and verifies it against the reference kernel (itself checked
+// against a CPU convolution on tiny shapes), and times baseline shapes with events.
 //   kernel_check <core/kernels dir> [--compile-only] [--configs N] [--seed S] [--time]
+//                [--variant forward|bwd_data|bwd_weight|all]
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
+#include "codegen/launch_sequence.h"
 
 #include <cuda.h>
 #include <nvrtc.h>
@@ -15,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -42,11 +46,12 @@ namespace {
 std::vector<std::pair<std::string, std::string>> g_headers;
 
 void load_headers(const std::string& dir) {
-    for (const char* name : {"gconv_arch.h", "gconv_types.h", "gconv_convert.h", "gconv_params.h",
-                             "gconv_fwd.h", "gconv_reference.h"}) {
-        std::ifstream f(dir + "/" + name);
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".h") continue;
+        const std::string name = entry.path().filename().string();
+        std::ifstream f(entry.path());
         if (!f) {
-            std::fprintf(stderr, "cannot read %s/%s\n", dir.c_str(), name);
+            std::fprintf(stderr, "cannot read %s/%s\n", dir.c_str(), name.c_str());
             std::exit(2);
         }
         std::stringstream ss;
@@ -107,13 +112,16 @@ std::string resource_summary(const std::string& log) {
 // ---------------- config space sampling ----------------
 std::string describe(const KernelConfig& c) {
     std::ostringstream s;
-    s << to_string(c.dtype) << ' ' << c.ndim_spatial << "d " << c.tile_m << 'x' << c.tile_n << 'x'
-      << c.tile_k << " w" << c.wave_m << 'x' << c.wave_n << " wt" << c.warp_tile_m << 'x'
-      << c.warp_tile_n << 'x' << c.warp_tile_k << ' ' << to_string(c.pipeline) << ' '
-      << to_string(c.scheduler) << ' ' << to_string(c.epilogue) << " v" << c.vector_size_a
-      << c.vector_size_b << c.vector_size_c << " gm" << c.num_groups_to_merge
-      << (c.double_smem_buffer ? " dsb" : "") << (c.split_image ? " si" : "")
-      << (c.pad_m && c.pad_n && c.pad_k ? "" : " nopad") << " bpc" << c.block_per_cu;
+    s << to_string(c.variant) << ' ' << to_string(c.dtype) << ' ' << c.ndim_spatial << "d "
+      << c.tile_m << 'x' << c.tile_n << 'x' << c.tile_k << " w" << c.wave_m << 'x' << c.wave_n
+      << " wt" << c.warp_tile_m << 'x' << c.warp_tile_n << 'x' << c.warp_tile_k << ' '
+      << to_string(c.pipeline) << ' ' << to_string(c.scheduler) << ' ' << to_string(c.epilogue)
+      << " v" << c.vector_size_a << c.vector_size_b << c.vector_size_c << " gm"
+      << c.num_groups_to_merge << (c.double_smem_buffer ? " dsb" : "")
+      << (c.split_image ? " si" : "") << (c.pad_m && c.pad_n && c.pad_k ? "" : " nopad") << " bpc"
+      << c.block_per_cu;
+    if (c.variant == Variant::BwdWeight)
+        s << " sk" << c.split_k << ' ' << to_string(c.split_k_mode);
     return s.str();
 }
 
@@ -122,13 +130,15 @@ template <typename T> T pick(std::mt19937& rng, std::initializer_list<T> v) {
 }
 
 // A random legal config (by is_supported's config-only rules on a permissive problem).
-KernelConfig random_config(std::mt19937& rng, DataType dtype, int ndim) {
+KernelConfig random_config(std::mt19937& rng, DataType dtype, int ndim,
+                           Variant variant = Variant::Forward) {
     Problem loose;
     loose.ndim_spatial = ndim;
     loose.N = 2, loose.C = 64, loose.K = 64, loose.G = 1, loose.Hi = 8, loose.Wi = 8;
     if (ndim == 3) loose.Di = 4;
     for (;;) {
         KernelConfig c;
+        c.variant = variant;
         c.dtype = dtype;
         c.ndim_spatial = ndim;
         c.tile_m = pick(rng, {16, 32, 64, 128, 256});
@@ -163,6 +173,24 @@ KernelConfig random_config(std::mt19937& rng, DataType dtype, int ndim) {
         c.pad_m = pick(rng, {true, true, true, false});
         c.pad_n = pick(rng, {true, true, true, false});
         c.pad_k = pick(rng, {true, true, true, false});
+        if (variant != Variant::Forward) {
+            // The backward pipelines the rules keep (variant_pipeline).
+            c.pipeline = pick(rng, {Pipeline::BasicV1, Pipeline::Mem, Pipeline::CompV3});
+            c.double_smem_buffer = c.pipeline == Pipeline::BasicV1 && pick(rng, {false, true});
+            c.num_wave_groups = 1;
+        }
+        if (variant != Variant::Forward && pick(rng, {false, true})) {
+            // Narrow vectors: most small problems have C/G, K/G that wide ones do not divide.
+            c.vector_size_a = std::min(c.vector_size_a, 2);
+            c.vector_size_b = std::min(c.vector_size_b, 2);
+            c.vector_size_c = std::min(c.vector_size_c, 2);
+        }
+        if (variant == Variant::BwdWeight) {
+            c.num_groups_to_merge = 1;
+            c.split_k = pick(rng, {1, 1, 2, 4, 7});
+            c.split_k_mode = c.split_k == 1 ? pick(rng, {SplitKMode::None, SplitKMode::TwoStage})
+                                            : pick(rng, {SplitKMode::Atomic, SplitKMode::TwoStage});
+        }
         loose.G = c.num_groups_to_merge;
         loose.C = loose.K = 8 * loose.G;
         // Judge config-only rules on a problem that no pad_* rule rejects.
@@ -202,12 +230,16 @@ std::vector<Problem> small_problems(int ndim) {
         v.push_back(make_problem(2, 128, 128, 2, 16, 16, 1, 1, 1, 0));  // exact tiles (no-pad)
         v.push_back(make_problem(2, 128, 128, 2, 16, 16, 3, 3, 1, 1));  // exact, 3x3
         v.push_back(make_problem(4, 256, 256, 1, 8, 8, 3, 3, 1, 1));    // exact, wide N
+        v.push_back(make_problem(2, 32, 48, 2, 11, 10, 3, 3, 3, 1));    // stride 3, tails
+        v.push_back(make_problem(2, 16, 32, 1, 9, 9, 1, 1, 2, 0));      // 1x1 s2: untouched dIn
+        v.push_back(make_problem(1, 64, 64, 4, 12, 12, 5, 5, 2, 2, 2)); // 5x5 s2 dilation 2
     } else {
         v.push_back(make_problem(2, 32, 32, 4, 6, 7, 3, 3, 1, 1, 1, 5, 3));   // 3D grouped
         v.push_back(make_problem(1, 24, 24, 24, 5, 5, 3, 3, 2, 1, 1, 6, 3));  // 3D depthwise s2
         v.push_back(make_problem(2, 64, 32, 2, 4, 5, 1, 1, 1, 0, 1, 3, 1));   // 3D 1x1x1
         v.push_back(make_problem(1, 40, 40, 5, 6, 6, 3, 3, 1, 2, 2, 5, 3));   // 3D dilation
         v.push_back(make_problem(2, 128, 128, 2, 4, 8, 3, 3, 1, 1, 1, 4, 3)); // 3D exact tiles
+        v.push_back(make_problem(1, 16, 16, 1, 7, 8, 3, 3, 3, 1, 1, 7, 3));   // 3D stride 3
     }
     return v;
 }
@@ -264,8 +296,8 @@ double tolerance(DataType dt) {
 }
 
 struct Buffers {
-    CUdeviceptr in = 0, wei = 0, out = 0, ref = 0;
-    size_t cap_in = 0, cap_wei = 0, cap_out = 0, cap_ref = 0;
+    CUdeviceptr in = 0, wei = 0, out = 0, ref = 0, ws = 0;
+    size_t cap_in = 0, cap_wei = 0, cap_out = 0, cap_ref = 0, cap_ws = 0;
     void ensure(CUdeviceptr& p, size_t& cap, size_t bytes) {
         if (bytes <= cap) return;
         if (p) cuMemFree(p);
@@ -367,6 +399,7 @@ void run_reference(DataType dt, CUfunction f, const ConvParams& q, CUdeviceptr r
 }
 
 int failures = 0;
+long long verified_pairs = 0; // (config, problem) pairs that ran and were compared
 
 // Reference kernels vs the CPU on tiny shapes, all three directions.
 void check_reference(DataType dt, Buffers& b) {
@@ -435,9 +468,105 @@ CUfunction load(const Compiled& c, const char* name, CUmodule* mod) {
     return f;
 }
 
+// Runs one launch sequence (memsets, kernels) with the given tensors and workspace.
+void run_sequence(const LaunchSequence& seq, const std::map<std::string, CUfunction>& fns,
+                  ConvParams q, CUdeviceptr ws) {
+    void* wsp = reinterpret_cast<void*>(ws);
+    for (const LaunchStep& st : seq.steps) {
+        if (st.kind == LaunchStep::Kind::Memset) {
+            const CUdeviceptr base = st.memset.buffer == LaunchBuffer::Workspace ? ws
+                                     : st.memset.buffer == LaunchBuffer::Weight ? CUdeviceptr(q.wei)
+                                     : st.memset.buffer == LaunchBuffer::Input  ? CUdeviceptr(q.in)
+                                                                               : CUdeviceptr(q.out);
+            CU(cuMemsetD8Async(base, 0, st.memset.bytes, 0));
+            continue;
+        }
+        const KernelStep& k = st.kernel;
+        void* args[] = {&q, &wsp};
+        CU(cuLaunchKernel(fns.at(k.entry), k.grid_x, k.grid_y, k.grid_z, k.block_threads, 1, 1,
+                          unsigned(k.shared_bytes), 0, args, nullptr));
+    }
+}
+
+std::map<std::string, CUfunction> sequence_functions(const Compiled& compiled,
+                                                     const LaunchSequence& seq, CUmodule* mod) {
+    CU(cuModuleLoadData(mod, compiled.cubin.data()));
+    std::map<std::string, CUfunction> fns;
+    for (const LaunchStep& st : seq.steps) {
+        if (st.kind != LaunchStep::Kind::Kernel || fns.count(st.kernel.entry)) continue;
+        CUfunction f;
+        CU(cuModuleGetFunction(&f, *mod, st.kernel.entry.c_str()));
+        CU(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                              int(st.kernel.shared_bytes)));
+        fns[st.kernel.entry] = f;
+    }
+    return fns;
+}
+
+// Backward: fill the tensors the direction reads, poison the one it writes, run its launch
+// sequence twice (a second run must not accumulate onto the first) and compare.
+bool verify_backward(Job& job, Buffers& b, unsigned long long seed) {
+    const KernelConfig& c = job.config;
+    const bool bwd_data = c.variant == Variant::BwdData;
+    bool all_ok = true;
+    int tested = 0;
+    CUmodule mod = nullptr;
+    std::map<std::string, CUfunction> fns;
+    for (const Problem& p : small_problems(c.ndim_spatial)) {
+        if (!is_supported(c, p).ok) continue;
+        const LaunchSequence seq = plan_sequence(c, p);
+        if (!mod) fns = sequence_functions(job.compiled, seq, &mod);
+        const DataType dt = c.dtype;
+        const size_t ni = p.input_elements(), nw = p.weight_elements(), no = p.output_elements();
+        const size_t e = element_bytes(dt);
+        const size_t nres = bwd_data ? ni : nw;
+        b.ensure(b.in, b.cap_in, ni * e);
+        b.ensure(b.wei, b.cap_wei, nw * (dt == DataType::FP32 ? 4 : e));
+        b.ensure(b.out, b.cap_out, no * e);
+        b.ensure(b.ref, b.cap_ref, nres * 4);
+        b.ensure(b.ws, b.cap_ws, std::max<size_t>(seq.workspace_bytes, 4));
+        fill_random(dt, b.out, no, seed * 3 + 1, 1.f); // dOut
+        if (bwd_data) {
+            fill_random(dt, b.wei, nw, seed * 3 + 2, 1.f);
+            fill_poison(g_ref[dt].poison, b.in, ni);
+        } else {
+            fill_random(dt, b.in, ni, seed * 3 + 2, 1.f);
+            fill_poison(g_ref[dt].poison, b.wei, nw);
+        }
+        fill_poison(g_ref[dt].poison_f32, b.ws, std::max<size_t>(seq.workspace_bytes, 4) / 4);
+        fill_poison(g_ref[dt].poison_f32, b.ref, nres);
+        ConvParams q = seq.params;
+        q.in = reinterpret_cast<void*>(b.in);
+        q.wei = reinterpret_cast<void*>(b.wei);
+        q.out = reinterpret_cast<void*>(b.out);
+        run_sequence(seq, fns, q, b.ws);
+        run_sequence(seq, fns, q, b.ws);
+        run_reference(dt, bwd_data ? g_ref[dt].bwd_data : g_ref[dt].bwd_weight,
+                      make_params(p, q.in, q.wei, q.out), b.ref, nres);
+        CU(cuCtxSynchronize());
+        size_t nans = 0;
+        const double err = compare(dt, bwd_data ? b.in : b.wei, b.ref, nres, &nans);
+        const bool ok = !std::isnan(err) && err < tolerance(dt);
+        ++tested;
+        ++verified_pairs;
+        if (!ok) {
+            all_ok = false;
+            std::printf("FAIL %s | %s rel %.3e nan %zu\n", describe(c).c_str(), p.key().c_str(),
+                        err, nans);
+        }
+        ++seed;
+    }
+    if (mod) cuModuleUnload(mod);
+    std::printf("%s %-110s %d problems, %s, compile %.2fs\n", all_ok ? "ok  " : "BAD ",
+                describe(c).c_str(), tested, resource_summary(job.compiled.log).c_str(),
+                job.compiled.seconds);
+    return all_ok;
+}
+
 // Verify one job on every supported problem; returns false on any failure.
 bool verify(Job& job, Buffers& b, unsigned long long seed) {
     const KernelConfig& c = job.config;
+    if (c.variant != Variant::Forward) return verify_backward(job, b, seed);
     CUmodule mod;
     CUfunction f = load(job.compiled, std::string(kernel_entry_name()).c_str(), &mod);
     const size_t smem = shared_bytes(c);
@@ -474,6 +603,7 @@ bool verify(Job& job, Buffers& b, unsigned long long seed) {
         const double err = compare(dt, b.out, b.ref, no, &nans);
         const bool ok = !std::isnan(err) && err < tolerance(dt);
         ++tested;
+        ++verified_pairs;
         if (!ok) {
             all_ok = false;
             std::printf("FAIL %s | %s rel %.3e nan %zu (pieces %lld)\n", describe(c).c_str(),
@@ -577,6 +707,7 @@ int main(int argc, char** argv) {
     load_headers(argv[1]);
     bool compile_only = false, do_time = false;
     int n_configs = 40;
+    std::string variant_arg = "forward";
     unsigned seed = 1;
     int threads = std::max(1u, std::thread::hardware_concurrency());
     for (int i = 2; i < argc; ++i) {
@@ -591,6 +722,8 @@ int main(int argc, char** argv) {
             seed = unsigned(std::atoi(argv[++i]));
         else if (a == "--threads" && i + 1 < argc)
             threads = std::atoi(argv[++i]);
+        else if (a == "--variant" && i + 1 < argc)
+            variant_arg = argv[++i];
     }
 
     std::mt19937 rng(seed);
@@ -601,13 +734,24 @@ int main(int argc, char** argv) {
         jobs.push_back(j);
         n_configs = 0;
     }
-    // Random sample of the space, split over dtypes and 2D/3D.
+    std::vector<Variant> variants;
+    if (variant_arg == "all")
+        variants = {Variant::Forward, Variant::BwdData, Variant::BwdWeight};
+    else if (auto v = enum_from_string<Variant>(variant_arg))
+        variants = {*v};
+    else {
+        std::fprintf(stderr, "--variant: '%s' is not forward, bwd_data, bwd_weight or all\n",
+                     variant_arg.c_str());
+        return 2;
+    }
+    // Random sample of the space, split over variants, dtypes and 2D/3D.
     for (int i = 0; i < n_configs; ++i) {
         const DataType dt = i % 5 == 4   ? DataType::FP32
                             : i % 5 >= 2 ? DataType::FP16
                                          : DataType::BF16;
         Job j;
-        j.config = random_config(rng, dt, i % 4 == 3 ? 3 : 2);
+        j.config =
+            random_config(rng, dt, i % 4 == 3 ? 3 : 2, variants[size_t(i) % variants.size()]);
         j.source = generate_kernel_source(j.config);
         jobs.push_back(std::move(j));
     }
@@ -703,7 +847,8 @@ int main(int argc, char** argv) {
     int bad = 0;
     for (auto& j : jobs)
         if (j.compiled.ok && !verify(j, b, seed * 1000 + 7)) ++bad;
-    std::printf("verified %zu configs: %d bad\n", jobs.size(), bad);
+    std::printf("verified %zu configs: %d bad; %lld (config, problem) pairs compared\n",
+                jobs.size(), bad, verified_pairs);
 
     if (do_time) {
         const std::vector<BaselineShape> shapes = {

@@ -42,6 +42,15 @@ const char* device_type(DataType d) {
 std::string_view kernel_entry_name() {
     return "gconv_main";
 }
+std::string_view finish_entry_name() {
+    return "gconv_finish";
+}
+
+bool has_finish_kernel(const KernelConfig& c) {
+    return c.variant == Variant::BwdWeight &&
+           (c.split_k_mode == SplitKMode::TwoStage ||
+            (c.split_k_mode == SplitKMode::Atomic && c.dtype != DataType::FP32));
+}
 
 std::string generate_kernel_source(const KernelConfig& c) {
     std::ostringstream s;
@@ -53,7 +62,10 @@ std::string generate_kernel_source(const KernelConfig& c) {
       << c.vector_size_b << '/' << c.vector_size_c << " gm " << c.num_groups_to_merge
       << (c.double_smem_buffer ? " dsb" : "") << (c.split_image ? " si" : "") << " pad " << c.pad_m
       << c.pad_n << c.pad_k << " bpc " << c.block_per_cu << "\n";
-    s << "#include \"gconv_fwd.h\"\n\n";
+    const char* header = c.variant == Variant::Forward   ? "gconv_fwd.h"
+                         : c.variant == Variant::BwdData ? "gconv_bwd_data.h"
+                                                         : "gconv_bwd_weight.h";
+    s << "#include \"" << header << "\"\n\n";
     s << "struct GconvConfig {\n";
     auto field = [&](const char* type, const char* name, auto value) {
         s << "    static constexpr " << type << ' ' << name << " = " << value << ";\n";
@@ -83,11 +95,31 @@ std::string generate_kernel_source(const KernelConfig& c) {
     field("bool", "kUseMma", cpp_bool(uses_mma(c)));
     field("int", "kStages", pipeline_stages(c));
     field("int", "kSmemBytes", shared_bytes(c));
+    if (c.variant == Variant::BwdWeight) {
+        field("int", "kSplitK", c.split_k);
+        field("int", "kSplitKMode", static_cast<int>(c.split_k_mode));
+    }
     s << "};\n\n";
     s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * "
-      << c.wave_m * c.wave_n << ", " << c.block_per_cu << ")\n"
-      << kernel_entry_name() << "(gconv::ConvParams p) {\n"
-      << "    gconv::fwd::run<GconvConfig>(p);\n}\n";
+      << c.wave_m * c.wave_n << ", " << c.block_per_cu << ")\n";
+    switch (c.variant) {
+    case Variant::Forward:
+        s << kernel_entry_name() << "(gconv::ConvParams p) {\n"
+          << "    gconv::fwd::run<GconvConfig>(p);\n}\n";
+        break;
+    case Variant::BwdData:
+        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
+          << "    (void)workspace;\n    gconv::bwd_data::run<GconvConfig>(p);\n}\n";
+        break;
+    case Variant::BwdWeight:
+        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
+          << "    gconv::bwd_weight::run<GconvConfig>(p, workspace);\n}\n";
+        if (has_finish_kernel(c))
+            s << "extern \"C\" __global__ void " << finish_entry_name()
+              << "(gconv::ConvParams p, void* workspace) {\n"
+              << "    gconv::bwd_weight::finish<GconvConfig>(p, workspace);\n}\n";
+        break;
+    }
     return s.str();
 }
 

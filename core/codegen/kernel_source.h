@@ -10,6 +10,10 @@ namespace gconv {
 
 // Entry point of every generated kernel TU: extern "C" __global__ void <name>(ConvParams).
 std::string_view kernel_entry_name();
+// Second kernel of a bwd_weight module whose split-K reduction goes through an fp32
+// workspace (two_stage, or atomic with a bf16 / fp16 dW): sums the slices and converts.
+std::string_view finish_entry_name();
+bool has_finish_kernel(const KernelConfig& config);
 std::string generate_kernel_source(const KernelConfig& config);
 
 // Verification TU for one data type T. Entries (all extern "C" __global__, grid-stride):

@@ -1,27 +1,18 @@
 #include "codegen/launch_plan.h"
 
+#include "codegen/launch_plan_detail.h"
+
 #include <algorithm>
 #include <sstream>
 
 namespace gconv {
+using detail::ceil_div;
+using detail::Reasons;
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) {
-    return (a + b - 1) / b;
-}
 bool pow2_in(int v, int lo, int hi) {
     return v >= lo && v <= hi && (v & (v - 1)) == 0;
 }
-
-struct Reasons {
-    std::ostringstream text;
-    bool failed = false;
-    template <typename... Parts> void fail(const Parts&... parts) {
-        if (failed) return; // the first violated rule is the reason
-        failed = true;
-        (text << ... << parts);
-    }
-};
 
 // More loads per thread and tile than this would spill the loader's per-row state.
 constexpr int64_t k_max_loads_per_thread = 16;
@@ -44,10 +35,24 @@ bool uses_mma(const KernelConfig& c) {
     return c.dtype != DataType::FP32 && c.warp_tile_k >= 16;
 }
 
+bool a_is_mn_major(const KernelConfig& c) {
+    return c.variant == Variant::BwdWeight;
+}
+bool b_is_mn_major(const KernelConfig& c) {
+    return c.variant != Variant::Forward;
+}
+
 std::size_t stage_bytes(const KernelConfig& c) {
-    const int64_t elem = element_bytes(c.dtype);
-    return static_cast<std::size_t>((c.tile_m + c.tile_n) * (c.tile_k + pad_elements(c.dtype)) *
-                                    elem);
+    const int64_t elem = element_bytes(c.dtype), pad = pad_elements(c.dtype);
+    const int64_t a = a_is_mn_major(c) ? c.tile_k * (c.tile_m + pad) : c.tile_m * (c.tile_k + pad);
+    const int64_t b = b_is_mn_major(c) ? c.tile_k * (c.tile_n + pad) : c.tile_n * (c.tile_k + pad);
+    return static_cast<std::size_t>((a + b) * elem);
+}
+
+int output_element_bytes(const KernelConfig& c) {
+    return c.variant == Variant::BwdWeight && c.split_k_mode != SplitKMode::None
+               ? 4
+               : element_bytes(c.dtype);
 }
 
 int pipeline_stages(const KernelConfig& c) {
@@ -71,10 +76,10 @@ int pipeline_stages(const KernelConfig& c) {
 }
 
 std::size_t shared_bytes(const KernelConfig& c, int /*warp_size*/) {
-    const int64_t elem = element_bytes(c.dtype);
+    const int64_t out_elem = output_element_bytes(c);
     const int64_t pipe = pipeline_stages(c) * static_cast<int64_t>(stage_bytes(c));
     const int64_t epi =
-        c.epilogue == Epilogue::CShuffle ? c.tile_m * (c.tile_n + pad_elements(c.dtype)) * elem : 0;
+        c.epilogue == Epilogue::CShuffle ? c.tile_m * (c.tile_n + 16 / out_elem) * out_elem : 0;
     const int64_t red = c.pipeline == Pipeline::CompV5 ? int64_t{c.tile_m} * c.tile_n * 4 : 0;
     return static_cast<std::size_t>(std::max({pipe, epi, red}));
 }
@@ -86,14 +91,14 @@ int64_t images_per_piece(const KernelConfig& c, const Problem& p, int64_t max_pi
     return std::clamp<int64_t>(max_piece_elements / per_image, 1, p.N);
 }
 
+SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_size,
+                           int64_t max_piece_elements);
+
 SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size,
                           int64_t max_piece_elements) {
     Reasons r;
     const std::vector<std::string> problem_errors = validate(p);
     if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
-    if (c.variant != Variant::Forward)
-        r.fail("variant: only forward kernels are generated so far (got ", to_string(c.variant),
-               ")");
     if (c.layout != "nhwgc") r.fail("layout: only nhwgc exists (got '", c.layout, "')");
     if (c.ndim_spatial != 2 && c.ndim_spatial != 3)
         r.fail("ndim_spatial: must be 2 or 3 (got ", c.ndim_spatial, ")");
@@ -107,8 +112,20 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
         r.fail("num_wave_groups: compv5 splits its warps into 2 groups, the other pipelines run 1 "
                "(got ",
                c.num_wave_groups, ")");
-    if (c.split_k != 1 || c.split_k_mode != SplitKMode::None)
-        r.fail("split_k: forward kernels take split_k = 1 and split_k_mode none");
+    if (c.variant != Variant::BwdWeight && (c.split_k != 1 || c.split_k_mode != SplitKMode::None))
+        r.fail("split_k: ", to_string(c.variant),
+               " kernels take split_k = 1 and split_k_mode none");
+    if (c.variant == Variant::BwdWeight) {
+        if (c.split_k < 1 || c.split_k > 1024)
+            r.fail("split_k: must be in [1, 1024] (got ", c.split_k, ")");
+        else if (c.split_k > 1 && c.split_k_mode == SplitKMode::None)
+            r.fail("split_k_mode: split_k ", c.split_k, " needs atomic or 2stage");
+        else if (c.split_k == 1 && c.split_k_mode == SplitKMode::Atomic)
+            r.fail("split_k_mode: atomic with split_k 1 only adds a zeroing pass");
+        if (c.num_groups_to_merge != 1)
+            r.fail("num_groups_to_merge: bwd_weight computes one group per block (got ",
+                   c.num_groups_to_merge, "); merged groups would multiply the work by gm");
+    }
     for (auto [name, v] : {std::pair{"tile_m", c.tile_m},
                            {"tile_n", c.tile_n},
                            {"tile_k", c.tile_k},
@@ -150,8 +167,13 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
         if (!pow2_in(v, 1, 8) || v * elem > 16)
             r.fail(name, ": must be 1, 2, 4 or 8 elements and at most 16 bytes (got ", v, ")");
     }
-    if (c.tile_k % c.vector_size_a != 0 || c.tile_k % c.vector_size_b != 0)
-        r.fail("vector_size_a/b: must divide tile_k = ", c.tile_k);
+    // K-major operands load vectors along tile_k, MN-major ones along tile_m / tile_n.
+    const int a_run = a_is_mn_major(c) ? c.tile_m : c.tile_k;
+    const int b_run = b_is_mn_major(c) ? c.tile_n : c.tile_k;
+    if (a_run % c.vector_size_a != 0)
+        r.fail("vector_size_a: must divide ", a_is_mn_major(c) ? "tile_m = " : "tile_k = ", a_run);
+    if (b_run % c.vector_size_b != 0)
+        r.fail("vector_size_b: must divide ", b_is_mn_major(c) ? "tile_n = " : "tile_k = ", b_run);
     if (c.tile_n % c.vector_size_c != 0) r.fail("vector_size_c: must divide tile_n = ", c.tile_n);
     if (!pow2_in(c.num_groups_to_merge, 1, 8))
         r.fail("num_groups_to_merge: must be 1, 2, 4 or 8 (got ", c.num_groups_to_merge, ")");
@@ -207,6 +229,20 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
     }
     if (r.failed) return {false, r.text.str()};
 
+    switch (c.variant) {
+    case Variant::BwdData:
+        return detail::check_bwd_data(c, p, warp_size);
+    case Variant::BwdWeight:
+        return detail::check_bwd_weight(c, p, warp_size);
+    case Variant::Forward:
+        break;
+    }
+    return check_forward(c, p, warp_size, max_piece_elements);
+}
+
+SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_size,
+                           int64_t max_piece_elements) {
+    Reasons r;
     // Problem-dependent rules.
     const int64_t cpg = p.c_per_group(), kpg = p.k_per_group(), gm = c.num_groups_to_merge;
     const int64_t taps = p.Z * p.Y * p.X;
@@ -264,6 +300,7 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
 
 LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
                        int64_t max_piece_elements) {
+    if (c.variant != Variant::Forward) return detail::plan_backward(c, p, warp_size);
     LaunchPlan plan;
     const int64_t ipp = images_per_piece(c, p, max_piece_elements);
     const int64_t pieces = ceil_div(p.N, ipp);
@@ -303,6 +340,11 @@ ConvParams make_params(const Problem& p, const void* in, const void* wei, void* 
 ConvParams make_params(const KernelConfig& c, const Problem& p, const void* in, const void* wei,
                        void* out, int64_t max_piece_elements) {
     ConvParams q = make_params(p, in, wei, out);
+    if (c.variant == Variant::BwdData) {
+        q.m_tiles_per_piece = static_cast<int>(detail::bwd_data_tiles_per_phase(c, p));
+        return q;
+    }
+    if (c.variant == Variant::BwdWeight) return q;
     const int64_t ipp = images_per_piece(c, p, max_piece_elements);
     q.images_per_piece = static_cast<int>(ipp);
     q.m_tiles_per_piece = static_cast<int>(ceil_div(ipp * p.Do() * p.Ho() * p.Wo(), c.tile_m));

@@ -1,6 +1,7 @@
 #pragma once
-// How a forward kernel configuration is launched on a problem, how much shared memory it
-// needs, and whether it can compute that problem at all.
+// How a kernel configuration (any direction) is launched on a problem, how much shared memory
+// it needs, and whether it can compute that problem at all. The whole launch sequence of one
+// run (memsets, GEMM, convert kernel) is in launch_sequence.h.
 #include "config/kernel_config.h"
 #include "kernels/gconv_params.h"
 #include "problem/problem.h"
@@ -30,13 +31,23 @@ inline constexpr int64_t k_max_piece_elements = INT32_MAX;
 // warp_tile_k < 16, runs on the SIMT FMA path.
 bool uses_mma(const KernelConfig& config);
 
+// Shared-memory layout of the GEMM operands: K-major (forward A and B, bwd_data A) or
+// MN-major (bwd_data B = weight, bwd_weight A = dOut and B = input), see gconv_gemm.h.
+bool a_is_mn_major(const KernelConfig& config);
+bool b_is_mn_major(const KernelConfig& config);
+// Bytes of one C element as the GEMM stores it: 4 for a bwd_weight split-K reduction (fp32
+// workspace or atomics), else the element type.
+int output_element_bytes(const KernelConfig& config);
+
 // Shared-memory stages of the pipeline: basic_v1 1 (2 with dsb), compv3 1, compv4 / compv5 /
 // comp_async 2, compv6 3, mem 1 + clamp(ceil(32 KiB / stage bytes), 2, 8).
 int pipeline_stages(const KernelConfig& config);
-// Bytes of one stage: (tile_m + tile_n) * (tile_k + 16 / elem) * elem (16-byte row padding).
+// Bytes of one stage: per operand tile_m (or tile_n) rows of tile_k + 16 / elem elements when
+// K-major, tile_k rows of tile_m (tile_n) + 16 / elem when MN-major, times elem.
 std::size_t stage_bytes(const KernelConfig& config);
 // Dynamic shared memory per block: max(stages * stage, cshuffle C tile
-// tile_m * (tile_n + 16 / elem) * elem, compv5 reduction tile_m * tile_n * 4).
+// tile_m * (tile_n + 16 / out) * out with out = output_element_bytes, compv5 reduction
+// tile_m * tile_n * 4).
 // The device code static_asserts the same value. warp_size does not change it today.
 std::size_t shared_bytes(const KernelConfig& config, int warp_size = 32);
 
@@ -50,7 +61,9 @@ SupportCheck is_supported(const KernelConfig& config, const Problem& problem, in
 LaunchPlan plan_launch(const KernelConfig& config, const Problem& problem, int warp_size = 32,
                        int64_t max_piece_elements = k_max_piece_elements);
 
-// Kernel argument for a supported (config, problem) pair. max_piece_elements lets tests force
+// Kernel argument for a supported (config, problem) pair. All directions take the problem's
+// three tensors in their own slots (in = input / dIn, wei = weight / dW, out = output / dOut);
+// the kernel knows which one it writes. max_piece_elements lets tests force
 // several split-image pieces on small shapes; plan_launch must be given the same value.
 ConvParams make_params(const KernelConfig& config, const Problem& problem, const void* in,
                        const void* wei, void* out,

@@ -209,8 +209,15 @@ private:
                                             " " + std::to_string(along));
             }
         };
-        check("a", c_.vector_size_a, c_.tile_k, "tile_k");
-        check("b", c_.vector_size_b, c_.tile_k, "tile_k");
+        // MN-major operands (launch_plan.h) load their vectors along tile_m / tile_n.
+        if (a_is_mn_major(c_))
+            check("a", c_.vector_size_a, c_.tile_m, "tile_m");
+        else
+            check("a", c_.vector_size_a, c_.tile_k, "tile_k");
+        if (b_is_mn_major(c_))
+            check("b", c_.vector_size_b, c_.tile_n, "tile_n");
+        else
+            check("b", c_.vector_size_b, c_.tile_k, "tile_k");
         check("c", c_.vector_size_c, c_.tile_n, "tile_n");
     }
 
@@ -249,6 +256,12 @@ private:
         if (!is_pow2_in(c_.num_groups_to_merge, 1, 8))
             cull(Rule::GroupMerge, "num_groups_to_merge " + std::to_string(c_.num_groups_to_merge) +
                                        " is not 1, 2, 4 or 8");
+        // A bwd_weight block owns one group's dW tile; merged groups would be a block-diagonal
+        // product computing gm times the useful work.
+        if (c_.variant == Variant::BwdWeight && c_.num_groups_to_merge != 1)
+            cull(Rule::GroupMerge,
+                 "bwd_weight computes one group per block, not num_groups_to_merge " +
+                     std::to_string(c_.num_groups_to_merge));
     }
 
     void blocks_per_cu() {

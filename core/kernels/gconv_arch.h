@@ -120,6 +120,17 @@ GCONV_DEVICE void ldmatrix_x2(u32 (&r)[2], const void* row) {
                  : "=r"(r[0]), "=r"(r[1])
                  : "r"(shared_address(row)));
 }
+// The same with each 8x8 matrix transposed: rows addressed as k, delivered as M/N rows.
+GCONV_DEVICE void ldmatrix_x4_trans(u32 (&r)[4], const void* row) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(shared_address(row)));
+}
+GCONV_DEVICE void ldmatrix_x2_trans(u32 (&r)[2], const void* row) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(shared_address(row)));
+}
 // D = A(16x16, row) * B(16x8, col) + D, fp32 accumulate. IS_HALF picks fp16 over bf16.
 template <bool IS_HALF> GCONV_DEVICE void mma_16816(float* d, const u32 (&a)[4], const u32* b) {
     if constexpr (IS_HALF) {
@@ -156,6 +167,15 @@ GCONV_DEVICE void mfma_16x16x16(float* d, const u32 (&a)[2], const u32 (&b)[2]) 
     d[3] = c[3];
 }
 #endif
+
+// fp32 add to global memory without a return value (split-K accumulation).
+GCONV_DEVICE void atomic_add(float* dst, float v) {
+#if defined(GCONV_NV)
+    asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(dst), "f"(v) : "memory");
+#else
+    atomicAdd(dst, v);
+#endif
+}
 
 } // namespace arch
 } // namespace gconv

@@ -59,7 +59,17 @@ std::vector<fs::path> ProblemRegistry::default_search_dirs() {
     }
     dirs.emplace_back(fs::path(GCONV_DATA_DIR_SOURCE) / "problems");
     dirs.emplace_back(fs::path(GCONV_DATA_DIR_INSTALL) / "problems");
+    if (auto user = user_problems_dir(); !user.empty()) dirs.push_back(std::move(user));
     return dirs;
+}
+
+fs::path ProblemRegistry::user_problems_dir() {
+    // XDG base directories: a relative XDG_DATA_HOME is invalid and must be ignored.
+    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg == '/')
+        return fs::path(xdg) / "gconv" / "problems";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return fs::path(home) / ".local" / "share" / "gconv" / "problems";
+    return {};
 }
 
 ProblemRegistry::ProblemRegistry() : ProblemRegistry(default_search_dirs()) {}

@@ -13,8 +13,13 @@ namespace gconv {
 class ProblemRegistry {
 public:
     // GCONV_PROBLEMS_DIR (one or more directories separated by ':') first, then the source
-    // tree's problems/ (GCONV_DATA_DIR_SOURCE), then the installed one (GCONV_DATA_DIR_INSTALL).
+    // tree's problems/ (GCONV_DATA_DIR_SOURCE), then the installed one (GCONV_DATA_DIR_INSTALL),
+    // then the user's own sets (user_problems_dir(), if known). The user's directory comes last
+    // so that a saved set never silently replaces a shipped one of the same key.
     static std::vector<std::filesystem::path> default_search_dirs();
+    // Where a user's own sets live: $XDG_DATA_HOME/gconv/problems, else
+    // $HOME/.local/share/gconv/problems; empty when neither variable is set. It need not exist.
+    static std::filesystem::path user_problems_dir();
 
     ProblemRegistry();
     // Earlier directories win when two hold the same key; missing directories are skipped.

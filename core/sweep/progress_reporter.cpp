@@ -1,5 +1,7 @@
 #include "sweep/progress_reporter.h"
 
+#include "csv/result_row_json.h"
+
 #include <cmath>
 
 namespace gconv {
@@ -69,6 +71,22 @@ void ProgressReporter::draw(bool final) {
                  phase_.c_str(), bar.c_str(), done_, total_, rate, std::ceil(eta), failures_,
                  final ? "\n" : "");
     std::fflush(bar_);
+}
+
+nlohmann::json cell_event_details(const ResultRow* row) {
+    if (!row) return {{"status", "resumed"}};
+    nlohmann::json details = {{"kernel", row->kernel},
+                              {"problem_idx", row->problem_idx},
+                              {"status", std::string(to_string(row->status))}};
+    if (has_value(row->latency_ms)) details["latency_ms"] = row->latency_ms;
+    if (has_value(row->tflops)) details["tflops"] = row->tflops;
+    if (!row->error.empty()) details["error"] = row->error;
+    details["row"] = result_row_to_json(*row);
+    return details;
+}
+
+bool counts_as_failure(const ResultRow& row) {
+    return row.status != CellStatus::Ok && row.status != CellStatus::Unsupported;
 }
 
 } // namespace gconv

@@ -1,6 +1,8 @@
 #pragma once
 // How a sweep tells the user where it is: a one-line progress bar on a terminal, one JSON
 // event per line (--progress jsonl, for the explorer; docs/progress-events.md), or nothing.
+#include "csv/result_row.h"
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -34,5 +36,12 @@ private:
     std::size_t total_ = 0, done_ = 0, failures_ = 0;
     std::chrono::steady_clock::time_point start_, last_draw_;
 };
+
+// The fields of the `cell` event for a written row: kernel, problem_idx, status, latency_ms,
+// tflops, error when present, and `row` (every column of the full CSV form as the CSV writes it,
+// csv/result_row_json.h); for a cell skipped by --resume (null): status "resumed" only.
+nlohmann::json cell_event_details(const ResultRow* row);
+// A row counts towards `failures` unless it is ok or unsupported.
+bool counts_as_failure(const ResultRow& row);
 
 } // namespace gconv

@@ -1,14 +1,16 @@
-// Forward-kernel code generation and launch planning: deterministic sources that differ per
-// config, grids that cover M, N and G exactly, the shared-memory formula, make_params, and
-// one is_supported reason per rule.
+// Kernel code generation and launch planning (forward and backward launch sequences): deterministic
+// sources that differ per config, grids that cover M, N and G exactly, the shared-memory formula,
+// make_params, and one is_supported reason per rule.
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
+#include "codegen/launch_sequence.h"
 
 #include <QRandomGenerator>
 #include <QtTest>
 
 #include <random>
 #include <set>
+#include <stdexcept>
 
 using namespace gconv;
 
@@ -225,8 +227,6 @@ private slots:
     void unsupported_pairs_name_their_rule() {
         const Problem p = base_problem(); // C/G = K/G = 32
         KernelConfig c = base();
-        c.variant = Variant::BwdData;
-        expect_reason(c, p, "variant");
         c = base(), c.ndim_spatial = 3;
         expect_reason(c, p, "ndim_spatial");
         c = base(), c.wave_k = 2;
@@ -281,6 +281,160 @@ private slots:
         c.pad_m = c.pad_n = c.pad_k = false;
         const SupportCheck s = is_supported(c, p);
         QVERIFY2(s.ok, s.reason.c_str());
+    }
+
+    void backward_pairs_name_their_rule() {
+        const Problem p = base_problem(); // C/G = K/G = 32, Z*Y*X*C/G = 288
+        KernelConfig c = base();
+        c.variant = Variant::BwdWeight, c.num_groups_to_merge = 2;
+        expect_reason(c, p, "num_groups_to_merge");
+        c = base(), c.variant = Variant::BwdWeight, c.split_k = 4;
+        expect_reason(c, p, "split_k_mode");
+        c.split_k = 1, c.split_k_mode = SplitKMode::Atomic;
+        expect_reason(c, p, "split_k_mode");
+        c = base(), c.variant = Variant::BwdData, c.split_k = 2,
+        c.split_k_mode = SplitKMode::TwoStage;
+        expect_reason(c, p, "split_k");
+        // MN-major operands load vectors along tile_m / tile_n, not tile_k.
+        c = base(), c.variant = Variant::BwdWeight, c.tile_k = 16, c.warp_tile_k = 16;
+        c.tile_m = 32, c.wave_m = 1, c.vector_size_a = 8;
+        QVERIFY2(is_supported(c, p).ok, is_supported(c, p).reason.c_str());
+        Problem odd = p;
+        odd.C = 2 * 20; // C/G = 20: B vectors of 8 would cross a group
+        c = base(), c.variant = Variant::BwdData;
+        expect_reason(c, odd, "vector_size_b");
+        c = base(), c.variant = Variant::BwdWeight, c.split_k = 1 << 10,
+        c.split_k_mode = SplitKMode::TwoStage;
+        Problem many = p;
+        many.G = many.C = many.K = 128; // z = 128 * 1024 blocks
+        c.vector_size_a = c.vector_size_b = c.vector_size_c = 1;
+        c.tile_m = c.tile_n = 64; // 16 loads of one element per thread and K tile
+        expect_reason(c, many, "grid");
+        c = base(), c.variant = Variant::BwdData, c.pad_m = false;
+        Problem strided = p;
+        strided.stride_h = strided.stride_w = 2; // phases of 7 x 7 pixels
+        expect_reason(c, strided, "pad_m");
+    }
+
+    void backward_shared_bytes_formula() {
+        KernelConfig c = base(); // 128x128x32 bf16 compv3
+        c.variant = Variant::BwdWeight, c.split_k = 4, c.split_k_mode = SplitKMode::TwoStage;
+        const std::size_t stage = (32 * (128 + 8) + 32 * (128 + 8)) * 2;
+        QCOMPARE(stage_bytes(c), stage);
+        QCOMPARE(shared_bytes(c), std::max<std::size_t>(stage, 128 * (128 + 4) * 4)); // fp32 C
+        c.variant = Variant::BwdData, c.split_k = 1, c.split_k_mode = SplitKMode::None;
+        QCOMPARE(stage_bytes(c), std::size_t((128 * (32 + 8) + 32 * (128 + 8)) * 2));
+        QCOMPARE(shared_bytes(c), std::max<std::size_t>(stage_bytes(c), 128 * (128 + 8) * 2));
+    }
+
+    void forward_sequence_is_one_launch() {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        const Problem p = random_problem(rng, 2);
+        KernelConfig c = base();
+        c.vector_size_a = c.vector_size_b = c.vector_size_c = 1;
+        c.tile_m = c.tile_n = 64; // 16 loads of one element per thread and K tile
+        const LaunchSequence seq = plan_sequence(c, p);
+        QCOMPARE(seq.steps.size(), std::size_t(1));
+        QCOMPARE(seq.workspace_bytes, std::size_t(0));
+        const KernelStep& k = seq.steps[0].kernel;
+        const LaunchPlan plan = plan_launch(c, p);
+        QCOMPARE(k.entry, std::string(kernel_entry_name()));
+        QCOMPARE(k.grid_x, plan.grid_x);
+        QCOMPARE(k.shared_bytes, shared_bytes(c));
+        QVERIFY(!k.workspace_arg);
+    }
+
+    void bwd_data_grid_covers_every_phase() {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        for (int trial = 0; trial < 50; ++trial) {
+            const Problem p = random_problem(rng, trial % 2 ? 3 : 2);
+            KernelConfig c = base();
+            c.variant = Variant::BwdData, c.ndim_spatial = p.ndim_spatial;
+            c.vector_size_a = c.vector_size_b = c.vector_size_c = 1;
+            c.tile_m = c.tile_n = 64; // 16 loads of one element per thread and K tile
+            if (!is_supported(c, p).ok) continue;
+            const LaunchSequence seq = plan_sequence(c, p);
+            QCOMPARE(seq.steps.size(), std::size_t(1));
+            const KernelStep& k = seq.steps[0].kernel;
+            const int64_t phases = p.stride_d * p.stride_h * p.stride_w;
+            const int64_t largest = ceil_div(p.Di, p.stride_d) * ceil_div(p.Hi, p.stride_h) *
+                                    ceil_div(p.Wi, p.stride_w);
+            const int64_t tiles = ceil_div(p.N * largest, c.tile_m);
+            QCOMPARE(int64_t(k.grid_x), phases * tiles);
+            QCOMPARE(int64_t(seq.params.m_tiles_per_piece), tiles);
+            QCOMPARE(int64_t(k.grid_y), ceil_div(p.c_per_group(), c.tile_n));
+            QCOMPARE(int64_t(k.grid_z), p.G);
+            QVERIFY(k.workspace_arg);
+            QCOMPARE(seq.workspace_bytes, std::size_t(0));
+        }
+    }
+
+    void bwd_weight_sequences_per_split_k_mode() {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        const Problem p = random_problem(rng, 2);
+        const std::size_t wbytes = std::size_t(p.weight_elements()) * 4;
+        KernelConfig c = base();
+        c.variant = Variant::BwdWeight;
+        c.vector_size_a = c.vector_size_b = c.vector_size_c = 1;
+        c.tile_m = c.tile_n = 64; // 16 loads of one element per thread and K tile
+        const int splits = 2 + int(rng() % 6);
+        auto kernels = [](const LaunchSequence& s) {
+            std::vector<std::string> names;
+            for (const LaunchStep& st : s.steps)
+                if (st.kind == LaunchStep::Kind::Kernel) names.push_back(st.kernel.entry);
+            return names;
+        };
+        const std::string main_entry(kernel_entry_name()), finish(finish_entry_name());
+
+        // none: one launch straight into dW.
+        LaunchSequence seq = plan_sequence(c, p);
+        QCOMPARE(kernels(seq), std::vector<std::string>{main_entry});
+        QCOMPARE(seq.workspace_bytes, std::size_t(0));
+        QCOMPARE(int64_t(seq.steps[0].kernel.grid_x), ceil_div(p.k_per_group(), c.tile_m));
+        QCOMPARE(int64_t(seq.steps[0].kernel.grid_y),
+                 ceil_div(p.Z * p.Y * p.X * p.c_per_group(), c.tile_n));
+        QCOMPARE(int64_t(seq.steps[0].kernel.grid_z), p.G);
+
+        // two_stage: one fp32 slice per split, no zeroing, then the convert kernel.
+        c.split_k = splits, c.split_k_mode = SplitKMode::TwoStage;
+        seq = plan_sequence(c, p);
+        QCOMPARE(kernels(seq), (std::vector<std::string>{main_entry, finish}));
+        QCOMPARE(seq.workspace_bytes, wbytes * std::size_t(splits));
+        QCOMPARE(int64_t(seq.steps[0].kernel.grid_z), p.G * splits);
+        QVERIFY(seq.steps[1].kernel.grid_x * seq.steps[1].kernel.block_threads >=
+                std::min<uint64_t>(uint64_t(p.weight_elements()),
+                                   uint64_t(k_finish_max_blocks) * k_finish_threads));
+        QVERIFY(generate_kernel_source(c).find(finish + "(") != std::string::npos);
+
+        // atomic bf16: zero an fp32 workspace, accumulate, convert.
+        c.split_k_mode = SplitKMode::Atomic;
+        seq = plan_sequence(c, p);
+        QCOMPARE(seq.steps.size(), std::size_t(3));
+        QCOMPARE(int(seq.steps[0].kind), int(LaunchStep::Kind::Memset));
+        QCOMPARE(int(seq.steps[0].memset.buffer), int(LaunchBuffer::Workspace));
+        QCOMPARE(seq.steps[0].memset.bytes, wbytes);
+        QCOMPARE(seq.workspace_bytes, wbytes);
+        QCOMPARE(seq.steps[2].kernel.entry, finish);
+
+        // atomic fp32: zero dW itself and accumulate into it; no workspace, no convert.
+        c.dtype = DataType::FP32, c.warp_tile_k = 4;
+        seq = plan_sequence(c, p);
+        QCOMPARE(seq.steps.size(), std::size_t(2));
+        QCOMPARE(int(seq.steps[0].memset.buffer), int(LaunchBuffer::Weight));
+        QCOMPARE(seq.steps[0].memset.bytes, wbytes);
+        QCOMPARE(seq.workspace_bytes, std::size_t(0));
+        QVERIFY(generate_kernel_source(c).find(finish + "(") == std::string::npos);
+
+        c.split_k = 1, c.split_k_mode = SplitKMode::None;
+        KernelConfig bad = c;
+        bad.num_groups_to_merge = 2;
+        bool threw = false;
+        try {
+            plan_sequence(bad, p);
+        } catch (const std::invalid_argument& e) {
+            threw = std::string(e.what()).find("num_groups_to_merge") != std::string::npos;
+        }
+        QVERIFY(threw);
     }
 
     void reference_source_has_all_entries() {

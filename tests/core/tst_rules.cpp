@@ -225,6 +225,12 @@ private slots:
         auto c = legal_base();
         c.num_groups_to_merge = 3;
         expect_only(c, "sm_90", Rule::GroupMerge, "num_groups_to_merge 3");
+        c = legal_base();
+        c.variant = Variant::BwdWeight;
+        c.num_groups_to_merge = 2;
+        expect_only(c, "sm_90", Rule::GroupMerge, "one group per block");
+        c.variant = Variant::BwdData; // merged groups are fine where C is block-diagonal
+        QVERIFY(check_legality(c, specs().get("sm_90"), specs()).empty());
     }
 
     void blocks_per_cu() {

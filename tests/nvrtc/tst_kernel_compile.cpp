@@ -1,7 +1,7 @@
-// Compiles a representative set of generated forward kernels (every pipeline, scheduler,
-// epilogue and dtype, 2D and 3D, merged groups, split image, no-pad) and the verification
-// kernels with NVRTC for sm_90, from the embedded headers exactly as the JIT receives them.
-// Needs no GPU. Prints ptxas' register / spill report per kernel.
+// Compiles a representative set of generated forward and backward kernels (every pipeline,
+// scheduler, epilogue and dtype, 2D and 3D, merged groups, split image, no-pad) and the
+// verification kernels with NVRTC for sm_90, from the embedded headers exactly as the JIT receives
+// them. Needs no GPU. Prints ptxas' register / spill report per kernel.
 #include "codegen/embedded_files.h"
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
@@ -119,6 +119,62 @@ private slots:
         qInfo("%s", ptxas_summary(r.log).c_str());
         QVERIFY(r.log.find("ptxas info") != std::string::npos);
     }
+    // The shipped backward traits (compv3 / mem, both schedulers, dsb, si, merged groups,
+    // every split-K mode) plus basic_v1 and direct stores, 2D and 3D, every dtype.
+    void backward_kernels_compile_data() {
+        QTest::addColumn<int>("index");
+        const auto bf = DataType::BF16, fh = DataType::FP16, f32 = DataType::FP32;
+        const auto intra = Scheduler::Intrawave, inter = Scheduler::Interwave;
+        const auto cs = Epilogue::CShuffle, di = Epilogue::Direct;
+        auto bwd = [](KernelConfig c, Variant v, int split = 1,
+                      SplitKMode mode = SplitKMode::None) {
+            c.variant = v, c.split_k = split, c.split_k_mode = mode;
+            return c;
+        };
+        const auto bd = Variant::BwdData, bw = Variant::BwdWeight;
+        backward_ = {
+            bwd(make(bf, 2, 128, 128, 64, 2, 2, 32, 32, 16, Pipeline::CompV3, intra, cs, 8, 8, 8, 1,
+                     false),
+                bd),
+            bwd(make(fh, 3, 64, 64, 32, 2, 2, 16, 16, 16, Pipeline::Mem, inter, cs, 8, 8, 8, 2,
+                     true),
+                bd),
+            bwd(make(f32, 2, 64, 64, 32, 2, 2, 16, 16, 4, Pipeline::BasicV1, intra, di, 4, 4, 4, 1,
+                     false),
+                bd),
+            bwd(make(bf, 2, 128, 64, 64, 4, 1, 32, 32, 16, Pipeline::Mem, intra, cs, 8, 8, 8, 1,
+                     false),
+                bw, 4, SplitKMode::TwoStage),
+            bwd(make(fh, 3, 64, 128, 64, 1, 4, 32, 32, 16, Pipeline::CompV3, intra, cs, 8, 8, 8, 1,
+                     true),
+                bw, 4, SplitKMode::Atomic),
+            bwd(make(f32, 2, 64, 64, 32, 2, 2, 32, 32, 4, Pipeline::Mem, inter, cs, 4, 4, 4, 1,
+                     false),
+                bw, 4, SplitKMode::Atomic),
+            bwd(make(bf, 2, 32, 64, 64, 2, 2, 16, 16, 16, Pipeline::BasicV1, inter, di, 8, 8, 2, 1,
+                     false),
+                bw),
+        };
+        backward_[6].double_smem_buffer = true;
+        for (int i = 0; i < int(backward_.size()); ++i)
+            QTest::newRow(generate_kernel_source(backward_[size_t(i)]).substr(26, 90).c_str()) << i;
+    }
+    void backward_kernels_compile() {
+        QFETCH(int, index);
+        const KernelConfig& c = backward_[size_t(index)];
+        Problem p;
+        p.ndim_spatial = c.ndim_spatial, p.N = 2, p.C = p.K = 64, p.G = 2, p.Hi = p.Wi = 8;
+        p.Y = p.X = 3, p.stride_h = p.stride_w = 2, p.pad_h = p.pad_w = 1;
+        if (c.ndim_spatial == 3) p.Di = 4;
+        const SupportCheck s = is_supported(c, p);
+        QVERIFY2(s.ok, s.reason.c_str());
+        const std::string source = generate_kernel_source(c);
+        const Result r = compile(source);
+        QVERIFY2(r.ok, r.log.c_str());
+        qInfo("%s", ptxas_summary(r.log).c_str());
+        QCOMPARE(source.find(std::string(finish_entry_name()) + "(") != std::string::npos,
+                 has_finish_kernel(c));
+    }
     void reference_kernels_compile() {
         for (DataType d : {DataType::BF16, DataType::FP16, DataType::FP32}) {
             const Result r = compile(generate_reference_source(d));
@@ -135,6 +191,7 @@ private slots:
 
 private:
     std::vector<KernelConfig> configs_;
+    std::vector<KernelConfig> backward_;
 };
 
 QTEST_APPLESS_MAIN(TestKernelCompile)

@@ -1,0 +1,79 @@
+#include "codegen/launch_sequence.h"
+
+#include "codegen/kernel_source.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gconv {
+
+std::string_view to_string(LaunchBuffer buffer) {
+    switch (buffer) {
+    case LaunchBuffer::Input:
+        return "input";
+    case LaunchBuffer::Weight:
+        return "weight";
+    case LaunchBuffer::Output:
+        return "output";
+    case LaunchBuffer::Workspace:
+        return "workspace";
+    }
+    return "?";
+}
+
+namespace {
+
+LaunchStep memset_step(LaunchBuffer buffer, std::size_t bytes) {
+    LaunchStep s;
+    s.kind = LaunchStep::Kind::Memset;
+    s.memset = {buffer, bytes};
+    return s;
+}
+
+LaunchStep kernel_step(std::string_view entry, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned threads, std::size_t shared, bool workspace_arg) {
+    LaunchStep s;
+    s.kind = LaunchStep::Kind::Kernel;
+    s.kernel = {std::string(entry), gx, gy, gz, threads, shared, workspace_arg};
+    return s;
+}
+
+} // namespace
+
+LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_size) {
+    const SupportCheck support = is_supported(c, p, warp_size);
+    if (!support.ok)
+        throw std::invalid_argument("unsupported (config, problem): " + support.reason);
+    LaunchSequence seq;
+    seq.params = make_params(c, p, nullptr, nullptr, nullptr);
+    const LaunchPlan plan = plan_launch(c, p, warp_size);
+    const bool backward = c.variant != Variant::Forward;
+    const std::size_t weight_f32 = static_cast<std::size_t>(p.weight_elements()) * 4;
+
+    if (c.variant == Variant::BwdWeight) {
+        if (c.split_k_mode == SplitKMode::Atomic) {
+            // Atomics accumulate: the fp32 target starts at zero on every run.
+            if (c.dtype == DataType::FP32) {
+                seq.steps.push_back(memset_step(LaunchBuffer::Weight, weight_f32));
+            } else {
+                seq.workspace_bytes = weight_f32;
+                seq.steps.push_back(memset_step(LaunchBuffer::Workspace, weight_f32));
+            }
+        } else if (c.split_k_mode == SplitKMode::TwoStage) {
+            // Every slice element is stored by its split (empty splits store zeros).
+            seq.workspace_bytes = weight_f32 * static_cast<std::size_t>(c.split_k);
+        }
+    }
+    seq.steps.push_back(kernel_step(kernel_entry_name(), plan.grid_x, plan.grid_y, plan.grid_z,
+                                    plan.block_threads, plan.shared_bytes, backward));
+    if (has_finish_kernel(c)) {
+        const unsigned blocks = static_cast<unsigned>(
+            std::clamp<int64_t>((p.weight_elements() + k_finish_threads - 1) / k_finish_threads, 1,
+                                k_finish_max_blocks));
+        seq.steps.push_back(
+            kernel_step(finish_entry_name(), blocks, 1, 1, k_finish_threads, 0, true));
+    }
+    return seq;
+}
+
+} // namespace gconv

@@ -1,0 +1,55 @@
+#pragma once
+// The ordered steps of one run of a kernel configuration on a problem: memsets, kernel
+// launches and the workspace they need. Forward and bwd_data are one launch; bwd_weight adds
+// the zeroing an atomic split-K needs and the convert kernel of an fp32 workspace. Every step
+// belongs to the timed work. Qt-free and GPU-free: the worker executes it
+// (worker/kernel_launch.h), tests inspect it.
+#include "codegen/launch_plan.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gconv {
+
+// The device buffers a step refers to: the problem's three tensors (in their ConvParams
+// slots, whatever the direction) and the run's fp32 workspace.
+enum class LaunchBuffer { Input, Weight, Output, Workspace };
+std::string_view to_string(LaunchBuffer buffer);
+
+struct MemsetStep {
+    LaunchBuffer buffer = LaunchBuffer::Workspace;
+    std::size_t bytes = 0; // from the buffer's start, set to zero bytes
+};
+
+struct KernelStep {
+    std::string entry; // extern "C" symbol in the generated module
+    unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+    unsigned block_threads = 0;
+    std::size_t shared_bytes = 0;
+    // Arguments: (ConvParams) when false, (ConvParams, void* workspace) when true.
+    bool workspace_arg = false;
+};
+
+struct LaunchStep {
+    enum class Kind { Memset, Kernel } kind = Kind::Kernel;
+    MemsetStep memset;
+    KernelStep kernel;
+};
+
+struct LaunchSequence {
+    std::vector<LaunchStep> steps;
+    std::size_t workspace_bytes = 0; // fp32 workspace the steps use (0: none)
+    // The kernel argument with null tensor pointers: the executor fills in, out, wei.
+    ConvParams params{};
+};
+
+// Fails (std::invalid_argument naming the reason) for pairs is_supported rejects.
+LaunchSequence plan_sequence(const KernelConfig& config, const Problem& problem,
+                             int warp_size = 32);
+
+// Threads per block and block cap of the bwd_weight convert kernel (grid-stride loop).
+inline constexpr unsigned k_finish_threads = 256;
+inline constexpr unsigned k_finish_max_blocks = 4096;
+
+} // namespace gconv
