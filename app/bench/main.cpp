@@ -278,8 +278,8 @@ struct Sweep {
     int stopped(nlohmann::json summary) {
         const int signal = g_stop_signal ? int(g_stop_signal) : SIGTERM;
         const std::string what = std::string("stopped by ") +
-                                 (signal == SIGINT ? "SIGINT" : "SIGTERM") + "; the rows written are in " +
-                                 output + ", --resume runs the rest";
+                                 (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                                 "; the rows written are in " + output + ", --resume runs the rest";
         provenance["stopped"] = true;
         provenance["command_line"] = command_line_;
         write_provenance("stopped");
@@ -330,8 +330,9 @@ struct Sweep {
         progress->phase("build", configs.size());
         const int workers = int(
             cli.get_int("--workers", std::max(1u, std::thread::hardware_concurrency()), 1, 4096));
-        const jit::KernelBuildResult built =
-            jit::build_kernels(configs, arch, cache, workers, [&](const jit::BuildProgress& p) {
+        const jit::KernelBuildResult built = jit::build_kernels(
+            configs, arch, cache, workers,
+            [&](const jit::BuildProgress& p) {
                 progress->item({{"kernel", kernel_name(configs[p.index])},
                                 {"status", jit::to_string(p.status)},
                                 {"seconds", p.seconds},

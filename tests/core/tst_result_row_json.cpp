@@ -149,9 +149,13 @@ private slots:
     void json_numbers_booleans_and_null_are_taken() {
         const int64_t c = dim(1, 5000);
         const double latency = real(0.001, 10);
-        const ResultRow r = result_row_from_json(
-            {{"kernel", "k"}, {"C", c}, {"latency_ms", latency}, {"verified", true},
-             {"non_zero", false}, {"gbps", nullptr}, {"status", "ok"}});
+        const ResultRow r = result_row_from_json({{"kernel", "k"},
+                                                  {"C", c},
+                                                  {"latency_ms", latency},
+                                                  {"verified", true},
+                                                  {"non_zero", false},
+                                                  {"gbps", nullptr},
+                                                  {"status", "ok"}});
         QCOMPARE(r.problem.C, c);
         QCOMPARE(r.latency_ms, latency);
         QCOMPARE(r.verified, std::optional<bool>(true));
@@ -177,7 +181,8 @@ private slots:
         QCOMPARE(details.at("status").get<std::string>(), std::string("crash"));
         QCOMPARE(details.at("kernel").get<std::string>(), r.kernel);
         QCOMPARE(details.at("problem_idx").get<int64_t>(), r.problem_idx);
-        QVERIFY(result_row_from_json(details.at("row")) == result_row_from_json(result_row_to_json(r)));
+        QVERIFY(result_row_from_json(details.at("row")) ==
+                result_row_from_json(result_row_to_json(r)));
         QVERIFY(counts_as_failure(r));
         r.status = CellStatus::Unsupported;
         QVERIFY(!counts_as_failure(r));

@@ -46,7 +46,9 @@ QString PhaseProgress::formatDuration(double s) {
     const long total = std::lround(s);
     if (total < 3600)
         return QStringLiteral("%1 min %2 s").arg(total / 60).arg(total % 60, 2, 10, QChar('0'));
-    return QStringLiteral("%1 h %2 min").arg(total / 3600).arg((total % 3600) / 60, 2, 10, QChar('0'));
+    return QStringLiteral("%1 h %2 min")
+        .arg(total / 3600)
+        .arg((total % 3600) / 60, 2, 10, QChar('0'));
 }
 
 QString PhaseProgress::describe(const QString& unit) const {

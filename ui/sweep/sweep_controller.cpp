@@ -34,8 +34,8 @@ ResultRow row_from_cell_fields(const nlohmann::json& event) {
     ResultRow row;
     row.kernel = text_of(event, "kernel").toStdString();
     row.problem_idx = count_of(event, "problem_idx");
-    row.status = cell_status_from_string(text_of(event, "status").toStdString())
-                     .value_or(CellStatus::Error);
+    row.status =
+        cell_status_from_string(text_of(event, "status").toStdString()).value_or(CellStatus::Error);
     if (auto it = event.find("latency_ms"); it != event.end() && it->is_number())
         row.latency_ms = it->get<double>();
     if (auto it = event.find("tflops"); it != event.end() && it->is_number())
@@ -111,8 +111,7 @@ void SweepController::readStdout() {
     if (!process_) return;
     stdoutBuffer_.append(process_->readAllStandardOutput());
     qsizetype from = 0;
-    for (qsizetype newline; (newline = stdoutBuffer_.indexOf('\n', from)) >= 0;
-         from = newline + 1)
+    for (qsizetype newline; (newline = stdoutBuffer_.indexOf('\n', from)) >= 0; from = newline + 1)
         handleLine(stdoutBuffer_.mid(from, newline - from));
     stdoutBuffer_.remove(0, from);
 }
@@ -124,8 +123,7 @@ void SweepController::readStderr() {
     if (stderr_.size() > k_stderr_keep) stderr_.remove(0, stderr_.size() - k_stderr_keep);
     stderrPartial_.append(data);
     qsizetype from = 0;
-    for (qsizetype newline; (newline = stderrPartial_.indexOf('\n', from)) >= 0;
-         from = newline + 1)
+    for (qsizetype newline; (newline = stderrPartial_.indexOf('\n', from)) >= 0; from = newline + 1)
         emit stderrLine(QString::fromUtf8(stderrPartial_.mid(from, newline - from)));
     stderrPartial_.remove(0, from);
 }
@@ -150,8 +148,8 @@ void SweepController::handleLine(const QByteArray& raw) {
             emit compileProgress(count_of(event, "done"), count_of(event, "total"),
                                  count_of(event, "failures"), kernel, status);
             if (status == QLatin1String("failed"))
-                emit message(QStringLiteral("warning"), "compile failed: " + kernel + "\n" +
-                                                            text_of(event, "log").trimmed());
+                emit message(QStringLiteral("warning"),
+                             "compile failed: " + kernel + "\n" + text_of(event, "log").trimmed());
         } else if (kind == QLatin1String("cell")) {
             const qint64 done = count_of(event, "done"), total = count_of(event, "total"),
                          failures = count_of(event, "failures");

@@ -142,8 +142,9 @@ QWidget* SweepPage::buildForm() {
 
     config_ = new QLineEdit;
     config_->setObjectName("config");
-    config_->setToolTip(tr("Trait config (--config); empty or the default: configs/ for the variant, "
-                           "as gconv-bench picks it"));
+    config_->setToolTip(
+        tr("Trait config (--config); empty or the default: configs/ for the variant, "
+           "as gconv-bench picks it"));
     QToolButton* browseConfigButton = nullptr;
     form->addRow(tr("&Config"), with_browse(config_, &browseConfigButton));
     browseConfigButton->setToolTip(tr("Choose a trait config file"));
@@ -343,6 +344,11 @@ void SweepPage::setProblemKeys(const QStringList& keys) {
         item->setForeground(QColor(0xb0, 0x00, 0x20));
         item->setToolTip(tr("Not in the problem registry here (gconv-bench may not find it)"));
     }
+    for (int i = 0; i < problems_->count(); ++i)
+        if (problems_->item(i)->checkState() == Qt::Checked) {
+            problems_->scrollToItem(problems_->item(i));
+            break;
+        }
 }
 
 void SweepPage::setConfigPath(const QString& path) {
@@ -365,10 +371,9 @@ void SweepPage::browseConfig() {
 }
 
 void SweepPage::browseOutput() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Results CSV"), output_->text(),
-                                     tr("CSV files (*.csv);;All files (*)"), nullptr,
-                                     QFileDialog::DontConfirmOverwrite);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Results CSV"), output_->text(),
+                                                      tr("CSV files (*.csv);;All files (*)"),
+                                                      nullptr, QFileDialog::DontConfirmOverwrite);
     if (!path.isEmpty()) output_->setText(path);
 }
 
@@ -377,7 +382,8 @@ SweepSettings SweepPage::settings() const {
     s.variant = variant_->currentText();
     s.configPath = config_->text().trimmed();
     for (int i = 0; i < problems_->count(); ++i)
-        if (problems_->item(i)->checkState() == Qt::Checked) s.problemKeys << problems_->item(i)->text();
+        if (problems_->item(i)->checkState() == Qt::Checked)
+            s.problemKeys << problems_->item(i)->text();
     s.arch = arch_->currentText().trimmed();
     s.devices = devices_->text().trimmed();
     s.workers = workers_->value();
@@ -464,8 +470,8 @@ bool SweepPage::start() {
     buildLabel_->setText(QStringLiteral("—"));
     benchLabel_->setText(QStringLiteral("—"));
     controller_->start(s);
-    appendLog(QStringLiteral("info"), controller_->benchPath() + " " +
-                                          controller_->settings().benchArguments().join(' '));
+    appendLog(QStringLiteral("info"),
+              controller_->benchPath() + " " + controller_->settings().benchArguments().join(' '));
     state_->setText(tr("Running…"));
     refreshTimer_.start();
     updateButtons();
@@ -502,7 +508,8 @@ void SweepPage::appendLog(const QString& level, const QString& text) {
     QString html = text.trimmed().toHtmlEscaped().replace('\n', QStringLiteral("<br>"));
     if (level != QLatin1String("info") && !level.isEmpty())
         html = QStringLiteral("<b>%1:</b> %2").arg(level.toHtmlEscaped(), html);
-    if (!color.isEmpty()) html = QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color, html);
+    if (!color.isEmpty())
+        html = QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color, html);
     log_->appendHtml(html);
 }
 
@@ -514,7 +521,10 @@ void SweepPage::onPhase(const QString& phase, qint64 total) {
     p.start(total);
     bar->setRange(0, int(std::max<qint64>(total, 1)));
     bar->setValue(total > 0 ? 0 : 1);
-    appendLog(QStringLiteral("info"), QStringLiteral("%1 phase: %2 %3").arg(phase).arg(total).arg(build ? tr("kernels") : tr("cells")));
+    appendLog(QStringLiteral("info"), QStringLiteral("%1 phase: %2 %3")
+                                          .arg(phase)
+                                          .arg(total)
+                                          .arg(build ? tr("kernels") : tr("cells")));
     refreshProgress();
 }
 

@@ -23,8 +23,8 @@ struct SweepSettings {
     QString filter;
     int maxKernels = 0; // 0: every kernel of the filtered pool
     QString outputPath;
-    QString workerPath;          // empty: gconv-worker next to gconv-bench (tests: the fake one)
-    QStringList extraArguments;  // passed as they are, last (e.g. --cache-dir DIR)
+    QString workerPath;         // empty: gconv-worker next to gconv-bench (tests: the fake one)
+    QStringList extraArguments; // passed as they are, last (e.g. --cache-dir DIR)
 
     // gconv-bench's arguments for these settings, with --progress jsonl.
     QStringList benchArguments() const;
