@@ -34,4 +34,14 @@ if(NOT _platform STREQUAL "none")
     PATHS /opt/rocm/lib /usr/lib/x86_64-linux-gnu
     DOC "ROCm hipRTC library loaded at run time for AMD compile checks (optional)")
   mark_as_advanced(GCONV_AMD_HIPRTC_LIBRARY)
+  # A real ROCm hipRTC has its device-library builtins beside it; anything else that answers
+  # to the name (a CUDA machine's stray libhiprtc.so) is not used.
+  if(GCONV_AMD_HIPRTC_LIBRARY)
+    get_filename_component(_hiprtc_dir ${GCONV_AMD_HIPRTC_LIBRARY} DIRECTORY)
+    file(GLOB _hiprtc_builtins ${_hiprtc_dir}/libhiprtc-builtins.so*)
+    if(NOT _hiprtc_builtins)
+      message(STATUS "gconv: ${GCONV_AMD_HIPRTC_LIBRARY} has no libhiprtc-builtins beside it: no AMD compile checks")
+      set(GCONV_AMD_HIPRTC_LIBRARY "" CACHE FILEPATH "" FORCE)
+    endif()
+  endif()
 endif()

@@ -26,8 +26,10 @@ std::vector<std::string> candidates(const std::string& library) {
 #ifdef GCONV_AMD_HIPRTC_LIBRARY_PATH
     out.push_back(GCONV_AMD_HIPRTC_LIBRARY_PATH);
 #endif
-    out.push_back("libhiprtc.so");
-    out.push_back("libamdhip64.so.5");
+    // No search by soname: a libhiprtc.so that happens to be on the loader path of a CUDA
+    // machine can bring a second LLVM into the process (seen on the H200 image: "Option
+    // 'disassemble' registered more than once", an abort). Only a library configure found
+    // next to ROCm's hiprtc-builtins, or one named explicitly, is loaded.
     return out;
 }
 

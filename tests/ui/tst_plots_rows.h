@@ -48,7 +48,8 @@ public:
         p.Y = p.X = rng_() % 2 ? 3 : 1;
         p.pad_h = p.pad_w = p.Y / 2;
         p.stride_h = p.stride_w = 1 + int64_t(rng_() % 2);
-        if (rng_() % 2) p.layer = "net" + std::to_string(rng_() % 3) + ".layer" + std::to_string(i) + ".conv";
+        if (rng_() % 2)
+            p.layer = "net" + std::to_string(rng_() % 3) + ".layer" + std::to_string(i) + ".conv";
         return p;
     }
 
@@ -80,20 +81,22 @@ public:
     }
 
     // Each (kernel, problem) cell with probability `coverage`, failed with `failed_share`,
-    // and about 3 % of them measured twice.
-    std::vector<ResultRow> rows(double coverage, double failed_share) {
+    // and `repeat_share` of them measured twice.
+    std::vector<ResultRow> rows(double coverage, double failed_share, double repeat_share = 0.03) {
         std::vector<ResultRow> out;
         for (size_t p = 0; p < problems.size(); ++p)
             for (size_t k = 0; k < kernel_names.size(); ++k) {
                 if (real(0, 1) >= coverage) continue;
                 out.push_back(row(k, p, real(0, 1) < failed_share));
-                if (real(0, 1) < 0.03) out.push_back(row(k, p, real(0, 1) < failed_share));
+                if (real(0, 1) < repeat_share) out.push_back(row(k, p, real(0, 1) < failed_share));
             }
         std::shuffle(out.begin(), out.end(), rng_);
         return out;
     }
 
-    double real(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
+    double real(double lo, double hi) {
+        return std::uniform_real_distribution<double>(lo, hi)(rng_);
+    }
     std::mt19937_64& rng() { return rng_; }
 
     std::vector<std::string> kernel_names;

@@ -74,7 +74,8 @@ void BestTflopsView::compute() {
         rows_.push_back(best[p].row);
         barOfProblem_[p] = int(i);
         top = std::max(top, best[p].tflops);
-        if (int(i) % step == 0) ticker->addTick(double(i), QString::fromStdString(problems[p].label));
+        if (int(i) % step == 0)
+            ticker->addTick(double(i), QString::fromStdString(problems[p].label));
     }
     bars_->setData(keys_, values_, true);
     plot_->xAxis->setTicker(ticker);

@@ -57,8 +57,8 @@ std::vector<QString> kernel_labels(const std::vector<std::string>& names) {
         const bool ours = n.compare(0, gconv.size(), gconv) == 0;
         QString label = QString::fromStdString(ours ? n.substr(std::min(common, n.size())) : n);
         if (label.size() > k_label_chars)
-            label = label.left(k_label_chars / 2 - 1) + QChar(0x2026) +
-                    label.right(k_label_chars / 2);
+            label =
+                label.left(k_label_chars / 2 - 1) + QChar(0x2026) + label.right(k_label_chars / 2);
         out.push_back(label);
     }
     return out;
@@ -130,7 +130,8 @@ void HeatmapView::compute() {
     const int problems = int(matrix_.problems);
     const int kernels = int(matrix_.kernelCount());
     slotOfKernel_.assign(context_.index.kernels().size(), PlotIndex::k_none);
-    for (size_t k = 0; k < matrix_.kernels.size(); ++k) slotOfKernel_[matrix_.kernels[k]] = uint32_t(k);
+    for (size_t k = 0; k < matrix_.kernels.size(); ++k)
+        slotOfKernel_[matrix_.kernels[k]] = uint32_t(k);
 
     // One cell per unit. A single row or column would have an empty range: add a NaN one
     // beyond it, outside the axis range.
@@ -139,7 +140,8 @@ void HeatmapView::compute() {
                            QCPRange(0, std::max(kernels - 1, 1)));
     map_->data()->fill(std::nan(""));
     for (int k = 0; k < kernels; ++k)
-        for (int p = 0; p < problems; ++p) map_->data()->setCell(p, k, matrix_.at(size_t(k), size_t(p)));
+        for (int p = 0; p < problems; ++p)
+            map_->data()->setCell(p, k, matrix_.at(size_t(k), size_t(p)));
     map_->setDataRange(QCPRange(0.0, 1.0));
 
     auto x_ticks = QSharedPointer<QCPAxisTickerText>::create();

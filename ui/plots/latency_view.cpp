@@ -58,9 +58,8 @@ void LatencyView::fillProblemBox() {
     }
     // Kernel counts change as a sweep runs: keep them in the tooltips, not in the items.
     for (uint32_t p = 0; p < problems.size(); ++p)
-        problemBox_->setItemData(int(p),
-                                 tr("%n ok kernel(s)", nullptr, int(context_.best[p].okRows)),
-                                 Qt::ToolTipRole);
+        problemBox_->setItemData(
+            int(p), tr("%n ok kernel(s)", nullptr, int(context_.best[p].okRows)), Qt::ToolTipRole);
     if (problem_ >= problems.size()) {
         problem_ = PlotIndex::k_none;
         // Start on the problem of the current row, else on the first one that has ok rows.

@@ -87,7 +87,8 @@ public:
 
     void offer(uint32_t kernel, uint32_t problem, uint32_t row, const double* tflops) {
         const uint64_t cell = uint64_t(kernel) * problems_ + problem;
-        uint32_t& best = dense_ ? cells_[cell] : map_.try_emplace(cell, PlotIndex::k_none).first->second;
+        uint32_t& best =
+            dense_ ? cells_[cell] : map_.try_emplace(cell, PlotIndex::k_none).first->second;
         if (best == PlotIndex::k_none || tflops[row] > tflops[best]) best = row;
     }
 
@@ -141,10 +142,9 @@ EfficiencyMatrix efficiency_matrix(const ResultTable& table, const PlotIndex& in
     for (uint32_t k = 0; k < score.size(); ++k)
         if (ran[k]) order.push_back(k);
     const size_t kept = std::min(max_kernels, order.size());
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept),
-                      order.end(), [&](uint32_t a, uint32_t b) {
-                          return score[a] != score[b] ? score[a] > score[b] : a < b;
-                      });
+    std::partial_sort(
+        order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(),
+        [&](uint32_t a, uint32_t b) { return score[a] != score[b] ? score[a] > score[b] : a < b; });
     order.resize(kept);
 
     m.kernels = order;

@@ -13,25 +13,25 @@ namespace {
 
 // The shape columns in the order of ProblemKey::sizes (ndim follows them).
 constexpr std::array<std::string_view, 19> k_shape_columns{
-    "N",        "C",        "K",        "G",     "Di",    "Hi",         "Wi",
-    "Z",        "Y",        "X",        "stride_d", "stride_h", "stride_w", "pad_d",
-    "pad_h",    "pad_w",    "dilation_d", "dilation_h", "dilation_w"};
+    "N",     "C",     "K",          "G",          "Di",        "Hi",       "Wi",
+    "Z",     "Y",     "X",          "stride_d",   "stride_h",  "stride_w", "pad_d",
+    "pad_h", "pad_w", "dilation_d", "dilation_h", "dilation_w"};
 constexpr std::array<std::string_view, 3> k_identity_texts{"variant", "dtype", "arch"};
 
 std::array<double, 19> default_shape() {
     const Problem p;
-    return {double(p.N),        double(p.C),        double(p.K),        double(p.G),
-            double(p.Di),       double(p.Hi),       double(p.Wi),       double(p.Z),
-            double(p.Y),        double(p.X),        double(p.stride_d), double(p.stride_h),
-            double(p.stride_w), double(p.pad_d),    double(p.pad_h),    double(p.pad_w),
+    return {double(p.N),          double(p.C),          double(p.K),         double(p.G),
+            double(p.Di),         double(p.Hi),         double(p.Wi),        double(p.Z),
+            double(p.Y),          double(p.X),          double(p.stride_d),  double(p.stride_h),
+            double(p.stride_w),   double(p.pad_d),      double(p.pad_h),     double(p.pad_w),
             double(p.dilation_d), double(p.dilation_h), double(p.dilation_w)};
 }
 
 Problem problem_from(const std::array<double, 20>& s) {
     Problem p;
-    int64_t* fields[19] = {&p.N,        &p.C,        &p.K,        &p.G,        &p.Di,
-                           &p.Hi,       &p.Wi,       &p.Z,        &p.Y,        &p.X,
-                           &p.stride_d, &p.stride_h, &p.stride_w, &p.pad_d,    &p.pad_h,
+    int64_t* fields[19] = {&p.N,        &p.C,          &p.K,          &p.G,         &p.Di,
+                           &p.Hi,       &p.Wi,         &p.Z,          &p.Y,         &p.X,
+                           &p.stride_d, &p.stride_h,   &p.stride_w,   &p.pad_d,     &p.pad_h,
                            &p.pad_w,    &p.dilation_d, &p.dilation_h, &p.dilation_w};
     for (size_t i = 0; i < 19; ++i) *fields[i] = static_cast<int64_t>(s[i]);
     p.ndim_spatial = static_cast<int>(s[19]);
@@ -60,8 +60,8 @@ std::string compact_problem_label(const Problem& p) {
     out += " s" + (three_d ? join_equal_or_x({p.stride_d, p.stride_h, p.stride_w})
                            : join_equal_or_x({p.stride_h, p.stride_w}));
     // "Same" padding (filter / 2) is what a reader assumes; say the pad only when it differs.
-    const bool usual_pad = p.pad_h == p.Y / 2 && p.pad_w == p.X / 2 &&
-                           (!three_d || p.pad_d == p.Z / 2);
+    const bool usual_pad =
+        p.pad_h == p.Y / 2 && p.pad_w == p.X / 2 && (!three_d || p.pad_d == p.Z / 2);
     if (!usual_pad)
         out += " p" + (three_d ? join_equal_or_x({p.pad_d, p.pad_h, p.pad_w})
                                : join_equal_or_x({p.pad_h, p.pad_w}));
@@ -96,9 +96,7 @@ uint32_t PlotIndex::TextIds::id(const ResultTable::Column* column, size_t row) {
 
 size_t PlotIndex::ProblemKeyHash::operator()(const ProblemKey& key) const {
     uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](uint64_t v) {
-        h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    };
+    auto mix = [&h](uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
     for (double d : key.sizes) {
         uint64_t bits;
         std::memcpy(&bits, &d, sizeof bits);

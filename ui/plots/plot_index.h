@@ -78,7 +78,7 @@ private:
     };
 
     struct ProblemKey {
-        std::array<double, 20> sizes; // the 19 shape columns and ndim
+        std::array<double, 20> sizes;  // the 19 shape columns and ndim
         std::array<uint32_t, 3> texts; // variant, dtype, arch ids
         bool operator==(const ProblemKey&) const = default;
     };

@@ -64,8 +64,8 @@ QCPGraph* PlotView::addHighlightGraph() {
     graph->setName(QStringLiteral("current row"));
     graph->removeFromLegend();
     graph->setLineStyle(QCPGraph::lsNone);
-    graph->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(220, 30, 30), 2.5), Qt::NoBrush, 14));
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                           QPen(QColor(220, 30, 30), 2.5), Qt::NoBrush, 14));
     return graph;
 }
 
@@ -99,13 +99,15 @@ void PlotView::setLogAxis(QCPAxis* axis, bool log) {
 QString row_tool_tip(const PlotContext& context, size_t row) {
     const ResultRow r = context.store->row(row);
     const PlotProblem& p = context.index.problems()[context.index.problemOf(row)];
-    QString text = QString::fromStdString(r.kernel) + QLatin1Char('\n') +
-                   QString::fromStdString(p.label);
+    QString text =
+        QString::fromStdString(r.kernel) + QLatin1Char('\n') + QString::fromStdString(p.label);
     if (!p.problem.layer.empty())
-        text += QStringLiteral(" (%1)").arg(QString::fromStdString(compact_problem_label(p.problem)));
+        text +=
+            QStringLiteral(" (%1)").arg(QString::fromStdString(compact_problem_label(p.problem)));
     text += QLatin1Char('\n');
-    const QString signature = QString::fromStdString(
-        (p.variant.empty() ? "" : p.variant + " ") + (p.dtype.empty() ? "" : p.dtype + " ") + p.arch);
+    const QString signature =
+        QString::fromStdString((p.variant.empty() ? "" : p.variant + " ") +
+                               (p.dtype.empty() ? "" : p.dtype + " ") + p.arch);
     if (!signature.trimmed().isEmpty()) text += signature.trimmed() + QLatin1Char('\n');
     text += QStringLiteral("latency %1 ms   %2 TFLOP/s   status %3")
                 .arg(has_value(r.latency_ms) ? QString::number(r.latency_ms, 'g', 4)

@@ -263,9 +263,9 @@ bool PlotsPage::exportPdf(const QString& path) {
 void PlotsPage::exportWithDialog(bool pdf) {
     const QString filter = pdf ? tr("PDF documents (*.pdf)") : tr("PNG images (*.png)");
     const QString suffix = pdf ? QStringLiteral(".pdf") : QStringLiteral(".png");
-    QString path = QFileDialog::getSaveFileName(this, pdf ? tr("Export plot as PDF")
-                                                          : tr("Export plot as PNG"),
-                                                QStringLiteral("gconv-plot") + suffix, filter);
+    QString path = QFileDialog::getSaveFileName(
+        this, pdf ? tr("Export plot as PDF") : tr("Export plot as PNG"),
+        QStringLiteral("gconv-plot") + suffix, filter);
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty()) path += suffix;
     if (pdf ? exportPdf(path) : exportPng(path)) {

@@ -33,7 +33,8 @@ RooflineView::RooflineView(const PlotContext& context, QWidget* parent)
       compute_(ceiling_box(options_, tr(" TFLOP/s"), k_default_compute_tflops)),
       allRows_(new QCheckBox(tr("&All ok rows"), options_)) {
     bandwidth_->setToolTip(tr("Memory ceiling: achievable DRAM bandwidth (H200 measured: "
-                              "%1 GB/s)").arg(k_default_bandwidth_gbps));
+                              "%1 GB/s)")
+                               .arg(k_default_bandwidth_gbps));
     compute_->setToolTip(tr("Compute ceiling (H200 measured: %1 TFLOP/s bf16 matmul, about "
                             "%2 TFLOP/s fp32 SIMT; follows the data's dtype until edited)")
                              .arg(k_default_compute_tflops)

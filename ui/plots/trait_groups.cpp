@@ -136,8 +136,8 @@ std::vector<TraitGroup> trait_groups(const ResultTable& table, const PlotIndex& 
     std::vector<uint32_t> group_of_kernel;
     group_of_kernel.reserve(index.kernels().size());
     for (const auto& kernel : index.kernels()) {
-        const std::string value = kernel.config ? trait_value(*kernel.config, trait)
-                                                : std::string(k_other_trait_value);
+        const std::string value =
+            kernel.config ? trait_value(*kernel.config, trait) : std::string(k_other_trait_value);
         auto [it, added] = group_ids.try_emplace(value, uint32_t(groups.size()));
         if (added) groups.push_back({value, {}, {}, {}});
         group_of_kernel.push_back(it->second);

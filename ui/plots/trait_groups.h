@@ -39,8 +39,8 @@ BoxStats box_stats(std::vector<double>& values);
 
 struct TraitGroup {
     std::string value;
-    std::vector<uint32_t> rows;  // ok rows of kernels with this trait value, table order
-    std::vector<double> values;  // the metric of each of `rows`
+    std::vector<uint32_t> rows; // ok rows of kernels with this trait value, table order
+    std::vector<double> values; // the metric of each of `rows`
     BoxStats box;
 };
 

@@ -96,8 +96,8 @@ void TraitView::compute() {
     for (size_t g = 0; g < groups_.size(); ++g) slot[groups_[g].value] = int(g);
     groupOfKernel_.clear();
     for (const auto& kernel : context_.index.kernels()) {
-        const std::string value = kernel.config ? trait_value(*kernel.config, trait())
-                                                : std::string(k_other_trait_value);
+        const std::string value =
+            kernel.config ? trait_value(*kernel.config, trait()) : std::string(k_other_trait_value);
         auto it = slot.find(value);
         groupOfKernel_.push_back(it == slot.end() ? -1 : it->second);
     }

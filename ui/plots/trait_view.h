@@ -1,8 +1,8 @@
 #pragma once
 // Per-trait distribution: one box (quartiles, Tukey whiskers) per value of a kernel trait,
 // over jittered points of the ok rows, for a chosen metric.
-#include "ui/plots/trait_groups.h"
 #include "ui/plots/plot_view.h"
+#include "ui/plots/trait_groups.h"
 
 class QComboBox;
 class QCPStatisticalBox;
