@@ -49,6 +49,8 @@ int run_one(gconv::worker::Session& session, const gconv::WorkerRequest& request
 // The GPU context is made once, on the first request: a worker that is never sent anything
 // costs no context.
 int serve_requests(int device) {
+    // Requests arrive as long lines on a pipe: unsynchronised C++ input reads them in blocks.
+    std::ios::sync_with_stdio(false);
     std::unique_ptr<gconv::worker::Session> session;
     std::string line;
     while (std::getline(std::cin, line)) {

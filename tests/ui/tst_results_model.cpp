@@ -15,6 +15,8 @@
 #include <QToolButton>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -241,8 +243,19 @@ private slots:
         proxy.setSourceModel(&model);
         store.addTable(
             "r", CsvReadResult{make_result_table(random.rows(2000)), CsvForm::Full, {}, 0, false});
-        const double t = random.real(20, 250);
         const int64_t g = std::vector<int64_t>{1, 8, 32}[random.rng()() % 3];
+        // Thresholds from the data, so each expression keeps some rows and drops others.
+        std::vector<double> tflops, latency;
+        for (size_t i = 0; i < store.rowCount(); ++i) {
+            const ResultRow r = store.row(i);
+            if (r.problem.G == g) tflops.push_back(r.tflops);
+            if (has_value(r.latency_ms)) latency.push_back(r.latency_ms * 100);
+        }
+        QVERIFY(!tflops.empty() && !latency.empty());
+        std::sort(tflops.begin(), tflops.end());
+        std::sort(latency.begin(), latency.end());
+        const double t = tflops[tflops.size() / 4];
+        const double t_latency = latency[latency.size() / 2];
         struct Case {
             QString text;
             std::function<bool(const ResultRow&)> keep;
@@ -256,8 +269,8 @@ private slots:
                  return r.status == CellStatus::Timeout || r.status == CellStatus::Oom ||
                         r.dtype == "fp16";
              }},
-            {QString("latency_ms != 'N/A' and latency_ms < %1").arg(t / 100, 0, 'g', 17),
-             [&](const ResultRow& r) { return r.latency_ms < t / 100; }},
+            {QString("latency_ms != 'N/A' and latency_ms < %1").arg(t_latency / 100, 0, 'g', 17),
+             [&](const ResultRow& r) { return r.latency_ms < t_latency / 100; }},
             {"not (C / G >= 16) and kernel < 'grouped_conv_fwd_bf16_2d_compv4'",
              [](const ResultRow& r) {
                  return !(double(r.problem.C) / double(r.problem.G) >= 16) &&
@@ -270,7 +283,9 @@ private slots:
             QVERIFY2(!error, error ? qPrintable(error->message) : "");
             const auto expected = expectedRows(store, c.keep);
             QVERIFY2(sortedVisible(proxy) == expected, qPrintable(c.text));
-            QVERIFY(!expected.empty() || c.text.contains("oom"));
+            const bool mayBeEmpty = c.text.contains("oom") || c.text.contains("fail") ||
+                                    c.text.contains("not (");
+            QVERIFY2(!expected.empty() || mayBeEmpty, qPrintable(c.text));
         }
     }
 

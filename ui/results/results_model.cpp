@@ -1,5 +1,7 @@
 #include "ui/results/results_model.h"
 
+#include <algorithm>
+
 #include <QHash>
 #include <QPainter>
 #include <QPixmap>
@@ -55,7 +57,18 @@ void ResultsModel::rebuildColumns() {
     columns_.clear();
     errorColumn_ = -1;
     const auto& table = store_->table();
-    for (size_t i = 0; i < table.columns().size(); ++i) {
+    // What a tuner reads first comes first; the file keeps the tile engine's order, the view
+    // need not (the problem sizes follow, then everything else in file order).
+    static const char* const k_leading[] = {"kernel",   "status",      "latency_ms", "tflops",
+                                            "gbps",     "speedup",     "baseline_ms",
+                                            "verified", "max_rel_err", "cv"};
+    std::vector<size_t> order;
+    for (const char* name : k_leading)
+        for (size_t i = 0; i < table.columns().size(); ++i)
+            if (table.columns()[i].name == name) order.push_back(i);
+    for (size_t i = 0; i < table.columns().size(); ++i)
+        if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+    for (size_t i : order) {
         const auto& c = table.columns()[i];
         Column column;
         column.tableColumn = static_cast<int>(i);

@@ -359,7 +359,11 @@ void ResultsPage::saveHiddenColumns() {
 }
 
 void ResultsPage::applyHiddenColumns() {
-    const QStringList hidden = QSettings().value(k_hiddenColumnsKey).toStringList();
+    // Until the user chooses, the bookkeeping columns stay out of the way.
+    static const QStringList k_hiddenByDefault = {"content_key", "toolchain", "timestamp",
+                                                  "problem_key", "warmup",    "repeat"};
+    const QStringList hidden =
+        QSettings().value(k_hiddenColumnsKey, k_hiddenByDefault).toStringList();
     for (int i = 0; i < model_->columnCount(); ++i)
         view_->horizontalHeader()->setSectionHidden(i, hidden.contains(model_->columns()[i].name));
 }
