@@ -108,7 +108,23 @@ void settle(QTableView* view) {
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
-    const size_t rows = argc > 1 ? std::stoull(argv[1]) : 1000000;
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (first == "--help" || first == "-h") {
+        std::printf("usage: gconv-ui-load-bench [ROWS (default 1000000)] [CSV path to write]\n"
+                    "Generates a results CSV, then times reading it, opening it in the Results\n"
+                    "page, filter changes, text search, sorting and the best-per-problem view.\n");
+        return 0;
+    }
+    size_t rows = 1000000;
+    if (!first.empty()) {
+        char* end = nullptr;
+        rows = std::strtoull(first.c_str(), &end, 10);
+        if (!end || *end || rows == 0) {
+            std::fprintf(stderr, "gconv-ui-load-bench: ROWS must be a positive integer, got '%s'\n",
+                         first.c_str());
+            return 2;
+        }
+    }
     QTemporaryDir dir;
     const std::string path = argc > 2 ? argv[2] : dir.filePath("results.csv").toStdString();
 

@@ -58,6 +58,10 @@ struct CsvReadOptions {
     // the rows read so far).
     std::function<bool(uint64_t bytes_done, uint64_t bytes_total)> progress;
     size_t chunk_bytes = 8u << 20;
+    // Files of at least two pieces of this size are parsed on several cores (up to
+    // max_threads; 0: the machine's cores, at most 8); the table is the same either way.
+    size_t piece_bytes = size_t(32) << 20;
+    unsigned max_threads = 0;
 };
 
 struct CsvReadResult {
