@@ -236,6 +236,10 @@ void MainWindow::restoreLayout() {
     rebuildRecentMenu();
     if (!restoreGeometry(settings.value("main/geometry").toByteArray())) resize(1400, 880);
     restoreState(settings.value("main/state").toByteArray());
+    // A first start shows the forward validation shapes rather than an empty table.
+    problems_->setSelectedKeys(
+        settings.value("problems/selectedKeys", QStringList{"forward_2d_test_validation"})
+            .toStringList());
     const int page = settings.value("main/page", int(Results)).toInt();
     showPage(Page(page >= 0 && page < PageCount ? page : Results));
 }
@@ -245,6 +249,7 @@ void MainWindow::saveLayout() {
     settings.setValue("main/geometry", saveGeometry());
     settings.setValue("main/state", saveState());
     settings.setValue("main/page", int(currentPage()));
+    settings.setValue("problems/selectedKeys", problems_->selectedKeys());
 }
 
 void MainWindow::updateTitle() {

@@ -224,6 +224,10 @@ private slots:
         QVERIFY(a.contains("--resume"));
         QVERIFY(!a.contains("--workers")); // 0: gconv-bench's default
         QVERIFY(!a.contains("--config"));  // empty: gconv-bench's default
+        QVERIFY(!a.contains("--baseline"));
+        s.cudnnBaseline = true;
+        const QStringList b = s.benchArguments();
+        QCOMPARE(b.value(b.indexOf("--baseline") + 1), QString("cudnn"));
     }
 };
 

@@ -106,6 +106,7 @@ private:
     QSpinBox* warmup_;
     QSpinBox* repeat_;
     QCheckBox* resume_;
+    QCheckBox* baseline_;
     QLineEdit* filter_;
     QSpinBox* maxKernels_;
     QLineEdit* output_;

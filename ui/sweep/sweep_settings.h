@@ -20,6 +20,7 @@ struct SweepSettings {
     int warmup = 3;
     int repeat = 10;
     bool resume = false;
+    bool cudnnBaseline = false; // --baseline cudnn: cuDNN timed beside every problem
     QString filter;
     int maxKernels = 0; // 0: every kernel of the filtered pool
     QString outputPath;
