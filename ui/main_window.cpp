@@ -149,9 +149,8 @@ void MainWindow::connectPages() {
         statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 5000);
         updateTitle();
     });
-    connect(results_, &ResultsPage::fileFailed, this, [this](const QString&, const QString& why) {
-        statusBar()->showMessage(why, 10000);
-    });
+    connect(results_, &ResultsPage::fileFailed, this,
+            [this](const QString&, const QString& why) { statusBar()->showMessage(why, 10000); });
     connect(problems_, &ProblemsPage::selectionChanged, sweep_, &SweepPage::setProblemKeys);
     connect(kernels_, &KernelsPage::configChanged, sweep_, &SweepPage::setConfigPath);
     connect(kernels_, &KernelsPage::modifiedChanged, this, [this] { updateTitle(); });

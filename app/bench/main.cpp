@@ -60,7 +60,8 @@ CliArgs make_cli() {
             {"--filter", "EXPR", "keep kernels for which EXPR holds (docs/filter-language.md)", ""},
             {"--filter-file", "FILE", "one filter expression per line, AND-ed", ""},
             {"--max-kernels", "N", "keep at most the first N kernels of the filtered pool", "all"},
-            {"--batch-size", "N", "cells per batch (one problem; the unit a worker is given)", "20"},
+            {"--batch-size", "N", "cells per batch (one problem; the unit a worker is given)",
+             "20"},
             {"--batches-per-worker", "N",
              "batches one worker process serves before a fresh one takes over; 1 gives every "
              "batch a fresh process and GPU context (as the tile engine does), 0 no limit "

@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
                               "[csv...]");
     QCommandLineOption config("config", "trait config to open on the Kernels page", "file");
     QCommandLineOption noSample("no-sample", "do not open the bundled sample results");
-    QCommandLineOption page("page", "page to show first (kernels, problems, sweep, results, "
-                                    "plots, compare)",
+    QCommandLineOption page("page",
+                            "page to show first (kernels, problems, sweep, results, "
+                            "plots, compare)",
                             "name");
     QCommandLineOption shots("screenshots", "write a PNG of every page into dir and quit", "dir");
     QCommandLineOption wait("wait-ms", "with --screenshots: time to let files load first", "ms",

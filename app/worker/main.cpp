@@ -63,8 +63,9 @@ int serve_requests(int device) {
             return gconv::k_worker_exit_bad_request;
         }
         try {
-            if (!session) session = std::make_unique<gconv::worker::Session>(
-                              gconv::worker::BatchOptions{device, {}});
+            if (!session)
+                session = std::make_unique<gconv::worker::Session>(
+                    gconv::worker::BatchOptions{device, {}});
             if (const int code = run_one(*session, request); code != gconv::k_worker_exit_ok)
                 return code;
         } catch (const std::exception& e) {

@@ -3,18 +3,18 @@
 #include "util/error.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstring>
-#include <atomic>
-#include <chrono>
 #include <exception>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <optional>
-#include <thread>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -397,8 +397,10 @@ RangeOutcome parse_range(const char* data, uint64_t begin, uint64_t end, uint64_
 uint64_t record_start_after(const char* data, uint64_t size, uint64_t from) {
     bool quoted = std::count(data, data + from, '"') % 2 != 0;
     for (uint64_t i = from; i < size; ++i) {
-        if (data[i] == '"') quoted = !quoted;
-        else if (data[i] == '\n' && !quoted) return i + 1;
+        if (data[i] == '"')
+            quoted = !quoted;
+        else if (data[i] == '\n' && !quoted)
+            return i + 1;
     }
     return size;
 }
@@ -421,7 +423,8 @@ CsvReadResult read_results_csv(const std::filesystem::path& path, const CsvReadO
 
     // The header: the first non-blank record.
     uint64_t at = 0, line = 1;
-    while (at < total && (data[at] == '\n' || (data[at] == '\r' && at + 1 < total && data[at + 1] == '\n'))) {
+    while (at < total &&
+           (data[at] == '\n' || (data[at] == '\r' && at + 1 < total && data[at + 1] == '\n'))) {
         at += data[at] == '\n' ? 1 : 2;
         ++line;
     }
@@ -468,7 +471,8 @@ CsvReadResult read_results_csv(const std::filesystem::path& path, const CsvReadO
     } else {
         std::vector<uint64_t> lines(n, line);
         for (size_t k = 1; k < n; ++k)
-            lines[k] = lines[k - 1] + uint64_t(std::count(data + starts[k - 1], data + starts[k], '\n'));
+            lines[k] =
+                lines[k - 1] + uint64_t(std::count(data + starts[k - 1], data + starts[k], '\n'));
         std::vector<ResultTable> tables(n);
         std::vector<RangeOutcome> outcomes(n);
         std::vector<std::exception_ptr> errors(n);

@@ -65,7 +65,8 @@ void append_column(Column& to, const Column& from, size_t rows) {
     std::vector<uint32_t> translate;
     if (from.interned) {
         translate.resize(from.dictionary.size());
-        for (size_t i = 0; i < from.dictionary.size(); ++i) translate[i] = code_of(from.dictionary[i]);
+        for (size_t i = 0; i < from.dictionary.size(); ++i)
+            translate[i] = code_of(from.dictionary[i]);
         for (size_t i = 0; i < rows; ++i) to.codes.push_back(translate[from.codes[i]]);
         return;
     }
@@ -85,8 +86,7 @@ void ResultTable::append(const ResultTable& other) {
         if (theirs && theirs->type == mine.type)
             append_column(mine, *theirs, other.rows_);
         else if (theirs && mine.is_text() == theirs->is_text() && !mine.is_text())
-            mine.numbers.insert(mine.numbers.end(), theirs->numbers.begin(),
-                                theirs->numbers.end());
+            mine.numbers.insert(mine.numbers.end(), theirs->numbers.begin(), theirs->numbers.end());
         pad(mine, rows_ + other.rows_);
     }
     rows_ += other.rows_;

@@ -387,7 +387,8 @@ private:
             if (!keep_worker) {
                 if (child->running()) kill_worker();
                 if (!summary_.stopped && next == next_at_start && reason.empty())
-                    reason = "the worker (" + child->terminate(options_.terminate_grace).describe() +
+                    reason = "the worker (" +
+                             child->terminate(options_.terminate_grace).describe() +
                              ") ended without reporting any cell";
                 retire_worker();
             }

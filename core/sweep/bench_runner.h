@@ -117,10 +117,10 @@ struct BenchSummary {
     std::vector<std::string> warnings; // e.g. invalid worker lines outside any cell
     bool stopped = false;              // BenchOptions::stop ended the phase early
 
-    double wall_s = 0;         // the whole benchmark phase
-    double timed_gpu_s = 0;    // sum of latency_ms x repeat reported by workers
-    double cell_span_s = 0;    // sum of "begin" to "result" times
-    double worker_life_s = 0;  // sum of worker spawn to reap times
+    double wall_s = 0;        // the whole benchmark phase
+    double timed_gpu_s = 0;   // sum of latency_ms x repeat reported by workers
+    double cell_span_s = 0;   // sum of "begin" to "result" times
+    double worker_life_s = 0; // sum of worker spawn to reap times
     // Sum of each batch's time from its request (or its worker's start) to its last event.
     double batch_span_s = 0;
     size_t cells_measured = 0; // results received from workers

@@ -223,7 +223,8 @@ Verification verify_output(const void* output, const float* reference, std::size
     tally.non_zero = t.non_zero ? 1 : 0;
     Verification v = verification_from_tally(tally, count, ref_max_abs);
     v.max_abs_err = t.max_abs_err;
-    v.max_rel_err = v.nan_count ? std::nan("") : t.max_abs_err / (ref_max_abs > 0 ? ref_max_abs : 1.0);
+    v.max_rel_err =
+        v.nan_count ? std::nan("") : t.max_abs_err / (ref_max_abs > 0 ? ref_max_abs : 1.0);
     return v;
 }
 

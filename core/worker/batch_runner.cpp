@@ -179,10 +179,12 @@ private:
     }
 
     ReferenceKernels& reference() {
-        const std::string key = std::string(to_string(dtype_)) + "/" + std::string(to_string(variant_));
+        const std::string key =
+            std::string(to_string(dtype_)) + "/" + std::string(to_string(variant_));
         auto& slot = references_[key];
-        if (!slot) slot = std::make_unique<ReferenceKernels>(
-                           load_reference(dtype_, variant_, info_.arch, *cache_));
+        if (!slot)
+            slot = std::make_unique<ReferenceKernels>(
+                load_reference(dtype_, variant_, info_.arch, *cache_));
         return *slot;
     }
 
@@ -225,8 +227,8 @@ private:
     ProblemData& problem(int64_t id) {
         const Problem& p = sizes(id);
         // The fill seeds depend on the id, so it is part of what makes the data the same.
-        const std::string key = p.key() + "/" + std::to_string(id) + "/" + request_->variant +
-                                "/" + request_->dtype + "/" + std::to_string(request_->seed);
+        const std::string key = p.key() + "/" + std::to_string(id) + "/" + request_->variant + "/" +
+                                request_->dtype + "/" + std::to_string(request_->seed);
         if (current_ && current_key_ == key) return *current_;
         current_.reset();
         if (auto it = oom_.find(key); it != oom_.end())
@@ -258,9 +260,9 @@ private:
         args.add(params).add(data->reference.as<float>());
         const std::size_t n = data->count(data->result);
         gpu::launch(ref.compute, grid_stride(n, info_.sm_count, stream_->get()), args);
-        const auto scale = tally(
-            [&](gpu::KernelArgs& a) { a.add(data->reference.as<float>()).add((long long)n); },
-            ref.abs_max, n);
+        const auto scale =
+            tally([&](gpu::KernelArgs& a) { a.add(data->reference.as<float>()).add((long long)n); },
+                  ref.abs_max, n);
         data->reference_scale = as_float(scale[0]);
         if (request_->baseline == "cudnn") run_baseline(*data);
         current_ = std::move(data);
@@ -322,8 +324,8 @@ private:
                     .add(float(verification_limit(dtype_, data.reference_scale)));
             },
             reference().verify, n);
-        const Verification v = verification_from_tally({as_float(t[0]), t[1], t[2], t[3]}, n,
-                                                       data.reference_scale);
+        const Verification v =
+            verification_from_tally({as_float(t[0]), t[1], t[2], t[3]}, n, data.reference_scale);
         const double ms = summarize_timings(r.launch_ms).mean_ms;
         if (!v.passed) {
             std::fprintf(stderr,
@@ -334,7 +336,8 @@ private:
             return;
         }
         data.baseline_ms = ms;
-        std::fprintf(stderr, "gconv-worker: cuDNN baseline for %s: %.4f ms (%s, max_rel_err %.2g)\n",
+        std::fprintf(stderr,
+                     "gconv-worker: cuDNN baseline for %s: %.4f ms (%s, max_rel_err %.2g)\n",
                      key.c_str(), ms, r.algorithm.c_str(), v.max_rel_err);
     }
 
@@ -389,8 +392,7 @@ private:
         // needs, the GEMM and a convert kernel (codegen/launch_sequence.h); all of it is timed.
         KernelLaunch launch(k.module, plan_sequence(k.config, p, info_.warp_size));
         launch.prepare(); // the workspace exists before anything is timed
-        const LaunchTensors tensors{data.buffer(Tensor::In).data(),
-                                    data.buffer(Tensor::Wei).data(),
+        const LaunchTensors tensors{data.buffer(Tensor::In).data(), data.buffer(Tensor::Wei).data(),
                                     data.buffer(Tensor::Out).data()};
         auto run_once = [&] { launch.run(tensors, stream_->get()); };
 

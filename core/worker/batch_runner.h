@@ -35,8 +35,9 @@ private:
     std::unique_ptr<State> state_;
 };
 
-// One batch in a new session. Returns the process exit code: k_worker_exit_ok, or k_worker_exit_sticky after a GPU error
-// that leaves the context unusable (the cell in flight has been reported).
+// One batch in a new session. Returns the process exit code: k_worker_exit_ok, or
+// k_worker_exit_sticky after a GPU error that leaves the context unusable (the cell in flight has
+// been reported).
 int run_batch(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit,
               const BatchOptions& options);
 

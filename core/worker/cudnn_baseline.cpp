@@ -61,10 +61,9 @@ struct CudnnBaseline::Api {
     cudnn::Status (*find_fwd)(cudnn::Handle, cudnn::Descriptor, const void*, cudnn::Descriptor,
                               const void*, cudnn::Descriptor, cudnn::Descriptor, void*, int, int*,
                               cudnn::AlgoPerf*, void*, size_t);
-    cudnn::Status (*find_bwd_data)(cudnn::Handle, cudnn::Descriptor, const void*,
-                                   cudnn::Descriptor, const void*, cudnn::Descriptor,
-                                   cudnn::Descriptor, void*, int, int*, cudnn::AlgoPerf*, void*,
-                                   size_t);
+    cudnn::Status (*find_bwd_data)(cudnn::Handle, cudnn::Descriptor, const void*, cudnn::Descriptor,
+                                   const void*, cudnn::Descriptor, cudnn::Descriptor, void*, int,
+                                   int*, cudnn::AlgoPerf*, void*, size_t);
     cudnn::Status (*find_bwd_filter)(cudnn::Handle, cudnn::Descriptor, const void*,
                                      cudnn::Descriptor, const void*, cudnn::Descriptor,
                                      cudnn::Descriptor, void*, int, int*, cudnn::AlgoPerf*, void*,
@@ -73,8 +72,8 @@ struct CudnnBaseline::Api {
                          cudnn::Descriptor, const void*, cudnn::Descriptor, int, void*, size_t,
                          const void*, cudnn::Descriptor, void*);
     cudnn::Status (*bwd_data)(cudnn::Handle, const void*, cudnn::Descriptor, const void*,
-                              cudnn::Descriptor, const void*, cudnn::Descriptor, int, void*,
-                              size_t, const void*, cudnn::Descriptor, void*);
+                              cudnn::Descriptor, const void*, cudnn::Descriptor, int, void*, size_t,
+                              const void*, cudnn::Descriptor, void*);
     cudnn::Status (*bwd_filter)(cudnn::Handle, const void*, cudnn::Descriptor, const void*,
                                 cudnn::Descriptor, const void*, cudnn::Descriptor, int, void*,
                                 size_t, const void*, cudnn::Descriptor, void*);
@@ -105,7 +104,8 @@ std::vector<std::string> library_candidates() {
             const std::string name = entry.path().filename().string();
             if (name.rfind("python3", 0) != 0) continue;
             for (const char* sub : {"site-packages", "dist-packages"}) {
-                const fs::path lib = entry.path() / sub / "nvidia" / "cudnn" / "lib" / "libcudnn.so.9";
+                const fs::path lib =
+                    entry.path() / sub / "nvidia" / "cudnn" / "lib" / "libcudnn.so.9";
                 if (fs::exists(lib, ec)) out.push_back(lib.string());
             }
         }
@@ -124,7 +124,9 @@ template <typename F> bool bind(void* library, const char* name, F& fn, std::str
 }
 
 int cudnn_type(DataType d) {
-    return d == DataType::BF16 ? cudnn::k_bfloat16 : d == DataType::FP16 ? cudnn::k_half : cudnn::k_float;
+    return d == DataType::BF16   ? cudnn::k_bfloat16
+           : d == DataType::FP16 ? cudnn::k_half
+                                 : cudnn::k_float;
 }
 
 // Frees cuDNN descriptors on every path out of run().
@@ -255,8 +257,8 @@ BaselineResult CudnnBaseline::run(Variant variant, DataType dtype, const Problem
         !check("cudnnSetConvolutionGroupCount", a.set_groups(d.conv, int(p.G))) ||
         // fp32 against gconv's SIMT fp32: no TF32 shortcuts for cuDNN either.
         !check("cudnnSetConvolutionMathType",
-               a.set_math(d.conv, dtype == DataType::FP32 ? cudnn::k_fma_math
-                                                          : cudnn::k_tensor_op_math)))
+               a.set_math(d.conv,
+                          dtype == DataType::FP32 ? cudnn::k_fma_math : cudnn::k_tensor_op_math)))
         return result;
 
     // cuDNN's search may use up to this much workspace; less when memory is short.
@@ -294,8 +296,8 @@ BaselineResult CudnnBaseline::run(Variant variant, DataType dtype, const Problem
         break;
     case Variant::BwdWeight:
         find_name = "cudnnFindConvolutionBackwardFilterAlgorithmEx";
-        s = a.find_bwd_filter(a.handle, d.x, t.in, d.y, t.out, d.conv, d.w, t.wei, k_algos,
-                              &found, perf, workspace, workspace_bytes);
+        s = a.find_bwd_filter(a.handle, d.x, t.in, d.y, t.out, d.conv, d.w, t.wei, k_algos, &found,
+                              perf, workspace, workspace_bytes);
         break;
     }
     if (!check(find_name, s)) return result;

@@ -39,8 +39,7 @@ public:
     // Runs the problem's result tensor computation for `variant` once per launch. The result
     // tensor is overwritten (beta = 0), so a later verification sees cuDNN's output.
     BaselineResult run(Variant variant, DataType dtype, const Problem& problem,
-                       const BaselineTensors& tensors, hipStream_t stream, int warmup,
-                       int repeat);
+                       const BaselineTensors& tensors, hipStream_t stream, int warmup, int repeat);
 
     std::string version() const;
 

@@ -132,7 +132,8 @@ private slots:
         if (batchesPerWorker != 1) {
             QFile log(serveLog);
             QVERIFY(log.open(QIODevice::ReadOnly));
-            const QStringList pids = QString::fromUtf8(log.readAll()).split('\n', Qt::SkipEmptyParts);
+            const QStringList pids =
+                QString::fromUtf8(log.readAll()).split('\n', Qt::SkipEmptyParts);
             QCOMPARE(size_t(pids.size()), s.batches);
             QCOMPARE(size_t(QSet<QString>(pids.begin(), pids.end()).size()), expectedWorkers);
         } else {

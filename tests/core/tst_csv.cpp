@@ -419,8 +419,7 @@ private slots:
                 QFAIL("no error for a bad integer");
             } catch (const Error& e) {
                 const QString what = e.what();
-                QVERIFY2(what.contains(QString(":%1: column \"problem_idx\"").arg(line)),
-                         e.what());
+                QVERIFY2(what.contains(QString(":%1: column \"problem_idx\"").arg(line)), e.what());
             }
         }
     }

@@ -30,7 +30,8 @@ private slots:
         for (int i = 0; i < 10000; ++i) {
             const float x = u(rng);
             QVERIFY(std::fabs(bf16_to_float(float_to_bf16(x)) - x) <= std::fabs(x) * (1.0f / 256));
-            QVERIFY(std::fabs(fp16_to_float(float_to_fp16(x)) - x) <= std::fabs(x) * (1.0f / 2048) + 1e-7f);
+            QVERIFY(std::fabs(fp16_to_float(float_to_fp16(x)) - x) <=
+                    std::fabs(x) * (1.0f / 2048) + 1e-7f);
         }
         // 1 + 2^-8 lies halfway between two bf16 values: ties go to the even mantissa (1.0).
         QCOMPARE(bf16_to_float(float_to_bf16(1.0f + 1.0f / 256)), 1.0f);

@@ -283,8 +283,8 @@ private slots:
             QVERIFY2(!error, error ? qPrintable(error->message) : "");
             const auto expected = expectedRows(store, c.keep);
             QVERIFY2(sortedVisible(proxy) == expected, qPrintable(c.text));
-            const bool mayBeEmpty = c.text.contains("oom") || c.text.contains("fail") ||
-                                    c.text.contains("not (");
+            const bool mayBeEmpty =
+                c.text.contains("oom") || c.text.contains("fail") || c.text.contains("not (");
             QVERIFY2(!expected.empty() || mayBeEmpty, qPrintable(c.text));
         }
     }

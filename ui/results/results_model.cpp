@@ -59,8 +59,8 @@ void ResultsModel::rebuildColumns() {
     const auto& table = store_->table();
     // What a tuner reads first comes first; the file keeps the tile engine's order, the view
     // need not (the problem sizes follow, then everything else in file order).
-    static const char* const k_leading[] = {"kernel",   "layer",       "status",     "latency_ms", "tflops",
-                                            "gbps",     "speedup",     "baseline_ms",
+    static const char* const k_leading[] = {"kernel",   "layer",       "status",  "latency_ms",
+                                            "tflops",   "gbps",        "speedup", "baseline_ms",
                                             "verified", "max_rel_err", "cv"};
     std::vector<size_t> order;
     for (const char* name : k_leading)

@@ -16,7 +16,9 @@ QStringList SweepSettings::benchArguments() const {
     args << "--kernel-timeout" << QString::number(kernelTimeoutS, 'g', 10);
     args << "--warmup" << QString::number(warmup) << "--repeat" << QString::number(repeat);
     if (resume) args << "--resume";
-    if (cudnnBaseline) args << "--baseline" << "cudnn";
+    if (cudnnBaseline)
+        args << "--baseline"
+             << "cudnn";
     if (!filter.trimmed().isEmpty()) args << "--filter" << filter.trimmed();
     if (maxKernels > 0) args << "--max-kernels" << QString::number(maxKernels);
     if (!workerPath.isEmpty()) args << "--worker" << workerPath;
