@@ -14,10 +14,12 @@
 #include "filter/filter_error.h"
 #include "jit/compiler.h"
 #include "jit/kernel_build.h"
+#include "merge_command.h"
 #include "problem/problem_json.h"
 #include "problem/registry.h"
 #include "sweep/bench_runner.h"
 #include "sweep/progress_reporter.h"
+#include "sweep/shard.h"
 #include "util/build_info.h"
 #include "util/cli_args.h"
 #include "util/error.h"
@@ -44,7 +46,10 @@ CliArgs make_cli() {
     const std::string cores = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
     return CliArgs(
         "gconv-bench",
-        "--variant forward|bwd_data|bwd_weight --problems KEY[,KEY...] --output FILE.csv [options]",
+        "--variant forward|bwd_data|bwd_weight --problems KEY[,KEY...] --output FILE.csv "
+        "[options]\n"
+        "       gconv-bench merge A.csv B.csv ... -o OUT.csv [--force]   (see gconv-bench merge "
+        "--help)",
         {
             {"--variant", "V", "forward, bwd_data or bwd_weight (required)", ""},
             {"--problems", "KEYS",
@@ -82,6 +87,12 @@ CliArgs make_cli() {
              "the rest",
              ""},
             {"--build-only", "", "stop after the build phase", ""},
+            {"--shard", "I/N",
+             "run only shard I of N (1 <= I <= N): a cell belongs to shard 1 + hash(kernel name, "
+             "problem key) mod N, whatever the pool's order or which kernels compile, so N hosts "
+             "given 1/N..N/N cover every cell once; only the shard's kernels are built; join the "
+             "CSVs with gconv-bench merge",
+             "1/1"},
             {"--devices", "LIST", "GPU indices to use (one GPU today)", "0"},
             {"--progress", "MODE",
              "bar (a terminal progress bar), jsonl (one JSON event per line on stdout) or none",
@@ -173,6 +184,7 @@ struct Sweep {
     nlohmann::json device = nlohmann::json::object();
     std::unique_ptr<ProgressReporter> progress;
     nlohmann::json provenance;
+    ShardSpec shard;
 
     int run(int argc, char** argv) {
         if (auto code = cli.parse_or_exit(argc, argv, k_details)) return *code;
@@ -203,6 +215,15 @@ struct Sweep {
             return usage("--resume needs --csv-schema full (it reads content keys)");
         if (cli.get_or("--devices", "0").find(',') != std::string::npos)
             return usage("--devices: one GPU per sweep today (several GPUs come with scale-out)");
+        if (auto text = cli.get("--shard")) {
+            try {
+                shard = parse_shard(*text);
+            } catch (const Error& e) {
+                return usage(e.what());
+            }
+            if (!cli.has("--problems") && !cli.has("--problems-file"))
+                return usage("--shard splits cells: it needs --problems or --problems-file");
+        }
         output = *cli.get("--output");
         worker = cli.get_or("--worker", (self_dir() / "gconv-worker").string());
         return sweep(schema == "seed" ? CsvForm::Seed : CsvForm::Full);
@@ -264,6 +285,40 @@ struct Sweep {
         return kernels;
     }
 
+    // Every cell of the plan, or only this shard's; `configs` keeps only the kernels those cells
+    // use, so the build compiles nothing another shard needs.
+    std::vector<BenchCell> select_shard(std::vector<KernelConfig>& configs,
+                                        const std::vector<BenchProblem>& problems) {
+        std::vector<BenchCell> cells;
+        if (!cli.has("--shard")) {
+            for (std::size_t p = 0; p < problems.size(); ++p)
+                for (std::size_t k = 0; k < configs.size(); ++k) cells.push_back({k, p});
+            return cells;
+        }
+        std::vector<std::string> names;
+        for (const auto& c : configs) names.push_back(kernel_name(c));
+        std::vector<std::size_t> new_index(configs.size(), SIZE_MAX);
+        std::vector<KernelConfig> used;
+        for (std::size_t p = 0; p < problems.size(); ++p)
+            for (std::size_t k = 0; k < configs.size(); ++k) {
+                if (!cell_in_shard(shard, names[k], problems[p].key)) continue;
+                if (new_index[k] == SIZE_MAX) new_index[k] = SIZE_MAX - 1; // used, numbered below
+                cells.push_back({k, p});
+            }
+        for (std::size_t k = 0; k < configs.size(); ++k)
+            if (new_index[k] != SIZE_MAX) {
+                new_index[k] = used.size();
+                used.push_back(configs[k]);
+            }
+        for (auto& cell : cells) cell.kernel = new_index[cell.kernel];
+        provenance["shard"] = {
+            {"index", shard.index},   {"count", shard.count},
+            {"text", shard.text()},   {"cells", cells.size()},
+            {"kernels", used.size()}, {"cells_unsharded", configs.size() * problems.size()}};
+        configs = std::move(used);
+        return cells;
+    }
+
     void write_provenance(const char* state) {
         provenance["state"] = state;
         provenance["end_time"] = utc_timestamp_now();
@@ -312,11 +367,14 @@ struct Sweep {
         provenance["device"] = device;
         provenance["arch"] = arch;
         const ArchSpecs& specs = default_arch_specs();
-        const std::vector<KernelConfig> configs = load_pool(specs);
+        std::vector<KernelConfig> configs = load_pool(specs);
+        const std::string dtype = std::string(to_string(configs.front().dtype));
+        provenance["dtype"] = dtype;
         const std::vector<BenchProblem> problems =
             cli.has("--build-only") && !cli.has("--problems") && !cli.has("--problems-file")
                 ? std::vector<BenchProblem>{}
                 : load_problems();
+        const std::vector<BenchCell> cells = select_shard(configs, problems);
 
         // Probe the output before spending time on the build.
         std::error_code ec;
@@ -361,7 +419,7 @@ struct Sweep {
         // Benchmark phase.
         BenchPlan plan;
         plan.variant = std::string(to_string(variant));
-        plan.dtype = std::string(to_string(configs.front().dtype));
+        plan.dtype = dtype;
         plan.arch = arch;
         plan.device = device.value("name", "");
         plan.toolchain = built.toolchain;
@@ -381,8 +439,7 @@ struct Sweep {
             plan.kernels.push_back(std::move(k));
         }
         plan.problems = problems;
-        for (std::size_t p = 0; p < problems.size(); ++p)
-            for (std::size_t k = 0; k < configs.size(); ++k) plan.cells.push_back({k, p});
+        plan.cells = cells;
 
         BenchOptions options;
         options.worker_command = {worker, "--device", std::to_string(device_index)};
@@ -462,9 +519,13 @@ struct Sweep {
 } // namespace
 
 int main(int argc, char** argv) {
+    std::string command_line;
+    for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+    if (argc > 1 && std::string(argv[1]) == "merge")
+        return run_merge_command(argc - 1, argv + 1, command_line);
     install_stop_handlers();
     Sweep sweep;
-    for (int i = 0; i < argc; ++i) sweep.command_line_ += (i ? " " : "") + std::string(argv[i]);
+    sweep.command_line_ = command_line;
     try {
         return sweep.run(argc, argv);
     } catch (const gconv::FilterError& e) {

@@ -89,6 +89,8 @@ int run_request(const WorkerRequest& request) {
         script = nlohmann::json::parse(text, nullptr, false);
     const char* log_path = std::getenv("GCONV_FAKE_LOG");
     const char* run_tag = std::getenv("GCONV_FAKE_TAG");
+    const bool by_problem = std::getenv("GCONV_FAKE_NOISE") &&
+                            std::string(std::getenv("GCONV_FAKE_NOISE")) == "problem";
     const int delay_ms =
         std::getenv("GCONV_FAKE_DELAY_MS") ? std::atoi(std::getenv("GCONV_FAKE_DELAY_MS")) : 0;
 
@@ -130,8 +132,13 @@ int run_request(const WorkerRequest& request) {
 
         WorkerEvent result{WorkerEvent::Kind::Result, cell.cell, {}};
         WorkerCellResult& r = result.result;
-        const double noise = pseudo_random(static_cast<uint64_t>(cell.cell) * 7919u +
-                                           std::hash<std::string>{}(kernel.name));
+        // GCONV_FAKE_NOISE=problem: the numbers depend on the kernel and the problem only, not
+        // on the cell's id in the plan (so a sharded sweep measures what the whole one does).
+        const uint64_t cell_seed =
+            by_problem ? std::hash<std::string>{}(problems.at(cell.problem)->problem.dump())
+                       : static_cast<uint64_t>(cell.cell);
+        const double noise =
+            pseudo_random(cell_seed * 7919u + std::hash<std::string>{}(kernel.name));
         r.latency_ms = 0.02 + 2.0 * noise;
         r.latency_median_ms = r.latency_ms * 0.99;
         r.tflops = flops_of(problems.at(cell.problem)->problem) / (r.latency_ms * 1e9);
