@@ -53,12 +53,12 @@ public:
                 continue;
             }
             if (const auto& failed = plan_.kernels[cell.kernel].compile_error; !failed.empty()) {
-                emit_unrun(i, CellStatus::CompileError, failed);
+                emit_failure(i, CellStatus::CompileError, failed);
                 continue;
             }
             if (options_.unsupported) {
                 if (auto reason = options_.unsupported(plan_, cell)) {
-                    emit_unrun(i, CellStatus::Unsupported, *reason);
+                    emit_failure(i, CellStatus::Unsupported, *reason);
                     continue;
                 }
             }
@@ -111,14 +111,6 @@ private:
             if (status != ChildProcess::ReadStatus::Timeout || slice >= deadline || stop_now())
                 return status;
         }
-    }
-
-    // A cell recorded without running it (its kernel did not compile, or cannot do the problem).
-    void emit_unrun(size_t cell_index, CellStatus status, const std::string& why) {
-        ResultRow row = base_row(cell_index);
-        row.status = status;
-        row.error = why;
-        emit(row);
     }
 
     ResultRow base_row(size_t cell_index) const {

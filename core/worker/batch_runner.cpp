@@ -315,17 +315,9 @@ private:
                          r.error.c_str());
             return;
         }
-        const std::size_t n = data.count(data.result);
-        const auto t = tally(
-            [&](gpu::KernelArgs& a) {
-                a.add(static_cast<const void*>(data.buffer(data.result).data()))
-                    .add(static_cast<const float*>(data.reference.as<float>()))
-                    .add((long long)n)
-                    .add(float(verification_limit(dtype_, data.reference_scale)));
-            },
-            reference().verify, n);
-        const Verification v =
-            verification_from_tally({as_float(t[0]), t[1], t[2], t[3]}, n, data.reference_scale);
+        queue_check(data);
+        stream_->synchronize();
+        const Verification v = verification_result(data);
         const double ms = summarize_timings(r.launch_ms).mean_ms;
         if (!v.passed) {
             std::fprintf(stderr,
@@ -345,13 +337,17 @@ private:
     // on the GPU, with its tally copied to pinned host memory: nothing waits here, the
     // warm-up and timed launches queue behind it and one synchronisation serves both.
     void queue_verification(ProblemData& data, const std::function<void()>& run_once) {
-        DeviceBuffer& result = data.buffer(data.result);
-        const std::size_t n = data.count(data.result);
-        poison(result, n);
+        poison(data.buffer(data.result), data.count(data.result));
         run_once();
+        queue_check(data);
+    }
+
+    // Queues the comparison of the result tensor as it stands with the reference.
+    void queue_check(ProblemData& data) {
+        const std::size_t n = data.count(data.result);
         GCONV_HIP_CHECK(hipMemsetAsync(tally_.data(), 0, tally_.bytes(), stream_->get()));
         gpu::KernelArgs args;
-        args.add(static_cast<const void*>(result.data()))
+        args.add(static_cast<const void*>(data.buffer(data.result).data()))
             .add(static_cast<const float*>(data.reference.as<float>()))
             .add((long long)n)
             .add(float(verification_limit(dtype_, data.reference_scale)))

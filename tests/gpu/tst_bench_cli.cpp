@@ -1,5 +1,6 @@
 // gconv-bench end to end with the fake worker (no GPU): flags and messages, the CSV, progress
 // events, the seed schema, provenance, and --resume after the orchestrator is killed.
+#include "bench_cli.h"
 #include "test_paths.h"
 
 #include <QFile>
@@ -16,37 +17,18 @@
 class TestBenchCli : public QObject {
     Q_OBJECT
 
-    struct Result {
-        int code;
-        QString out;
-        QString err;
-    };
+    using Result = gconv::test::BenchRun;
 
     QTemporaryDir dir_;
     QString cache_;
 
     QStringList sweep_args(const QString& output) {
-        return {"--variant",     "forward",
-                "--arch",        "sm_90",
-                "--problems",    "forward_2d_test_validation",
-                "--output",      output,
-                "--max-kernels", "3",
-                "--workers",     "2",
-                "--filter",      "c.pipeline == 'compv3'",
-                "--worker",      gconv::test::binary_path("tests/gconv-fake-worker"),
-                "--cache-dir",   cache_,
-                "--progress",    "none"};
+        return gconv::test::fake_sweep_args(output, cache_);
     }
 
     Result run(const QStringList& args,
                const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
-        QProcess p;
-        p.setProcessEnvironment(env);
-        p.start(gconv::test::tool_path("gconv-bench"), args);
-        if (!p.waitForFinished(300000)) return {-1, {}, "did not finish"};
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-                QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
+        return gconv::test::run_bench(args, env);
     }
 
     // Split on commas: enough for the columns these tests read, which all come before the first

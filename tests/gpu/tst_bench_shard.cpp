@@ -1,6 +1,7 @@
 // gconv-bench --shard and gconv-bench merge end to end with the fake worker (no GPU): the
 // shards partition the sweep by the documented rule, build only their kernels, and merge back
 // into the unsharded CSV; merge refuses what it cannot join and de-duplicates by its rule.
+#include "bench_cli.h"
 #include "csv/csv_reader.h"
 #include "csv/csv_writer.h"
 #include "sweep/shard.h"
@@ -22,11 +23,7 @@ using namespace gconv;
 class TestBenchShard : public QObject {
     Q_OBJECT
 
-    struct Result {
-        int code;
-        QString out;
-        QString err;
-    };
+    using Result = gconv::test::BenchRun;
 
     QTemporaryDir dir_;
     QString cache_;
@@ -37,30 +34,15 @@ class TestBenchShard : public QObject {
     std::string path(const QString& name) { return dir_.filePath(name).toStdString(); }
 
     QStringList sweep_args(const QString& output, int max_kernels = 3) {
-        return {"--variant",     "forward",
-                "--arch",        "sm_90",
-                "--problems",    "forward_2d_test_validation",
-                "--output",      output,
-                "--max-kernels", QString::number(max_kernels),
-                "--workers",     "2",
-                "--filter",      "c.pipeline == 'compv3'",
-                "--worker",      gconv::test::binary_path("tests/gconv-fake-worker"),
-                "--cache-dir",   cache_,
-                "--progress",    "none"};
+        return gconv::test::fake_sweep_args(output, cache_, max_kernels);
     }
 
     Result run(const QStringList& args) {
-        QProcess p;
         auto env = QProcessEnvironment::systemEnvironment();
         // The fake worker's numbers then depend on kernel and problem only, not on the cell's
         // place in the plan, so a shard measures exactly what the whole sweep does.
         env.insert("GCONV_FAKE_NOISE", "problem");
-        p.setProcessEnvironment(env);
-        p.start(gconv::test::tool_path("gconv-bench"), args);
-        if (!p.waitForFinished(300000)) return {-1, {}, "did not finish"};
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-                QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
+        return gconv::test::run_bench(args, env);
     }
 
     static std::map<std::string, ResultRow> rows_by_key(const std::string& csv) {

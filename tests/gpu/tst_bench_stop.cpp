@@ -2,6 +2,7 @@
 // with 128 + the signal, every row written before stays in the CSV (the cell in flight gets
 // none), the sidecar and the summary say "stopped", a worker blocked on a hung cell is killed,
 // and a --resume run completes the sweep without re-running a finished cell.
+#include "bench_cli.h"
 #include "test_paths.h"
 
 #include <QElapsedTimer>
@@ -25,17 +26,8 @@ class TestBenchStop : public QObject {
     QString cache_;
 
     QStringList sweep_args(const QString& output) {
-        return {"--variant",     "forward",
-                "--arch",        "sm_90",
-                "--problems",    "forward_2d_test_validation",
-                "--output",      output,
-                "--max-kernels", "3",
-                "--workers",     "2",
-                "--filter",      "c.pipeline == 'compv3'",
-                "--batch-size",  "4",
-                "--worker",      gconv::test::binary_path("tests/gconv-fake-worker"),
-                "--cache-dir",   cache_,
-                "--progress",    "jsonl"};
+        return gconv::test::fake_sweep_args(output, cache_, 3, "jsonl") << "--batch-size"
+                                                                        << "4";
     }
 
     static QStringList lines_of(const QString& path) {
