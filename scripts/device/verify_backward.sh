@@ -3,7 +3,7 @@
 # the backward test-validation sets, then best-of-pool against cuDNN timed in the same run
 # (--baseline cudnn) on the baseline shapes of both backward directions and of forward.
 # Parts run in order of importance; once GCONV_DEADLINE_S (default 480) seconds have passed,
-# the remaining parts are skipped and listed.
+# the remaining parts are skipped and listed. GCONV_ONLY="name1 name2" runs only those parts.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
@@ -18,6 +18,7 @@ export GCONV_CACHE_DIR=/tmp/gconv-cache
 skipped=()
 run() { # name variant config problems-arg... (extra args)
   local name=$1 variant=$2 config=$3; shift 3
+  if [ -n "${GCONV_ONLY:-}" ] && [[ " $GCONV_ONLY " != *" $name "* ]]; then return; fi
   if [ $(( $(date +%s) - start )) -ge "$deadline" ]; then skipped+=("$name"); return; fi
   local t0=$(date +%s)
   $bench --variant "$variant" --arch auto --progress none --config "$config" "$@" \
