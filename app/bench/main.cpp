@@ -35,6 +35,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <thread>
 
 namespace {
@@ -82,6 +83,11 @@ CliArgs make_cli() {
              "time a vendor library on every problem beside the kernels, same data and timing: "
              "none or cudnn (NVIDIA; fills baseline_ms and speedup)",
              "none"},
+            {"--ceilings", "",
+             "measure the device's copy bandwidth and bf16 matmul rate before the benchmark "
+             "phase (gconv-worker --ceilings) into the sidecar's \"ceilings\"; implied by "
+             "--baseline other than none",
+             ""},
             {"--resume", "",
              "keep the cells already in --output (same kernel, problem, arch, toolchain) and run "
              "the rest",
@@ -155,22 +161,42 @@ fs::path self_dir() {
 }
 
 // The GPU is asked about in a child process, so this one never initialises a GPU runtime.
-nlohmann::json query_device(const std::string& worker, int device) {
+// `what` is the worker's flag: --query (device facts) or --ceilings (measured ceilings).
+nlohmann::json ask_worker(const std::string& worker, int device, const std::string& what) {
     const std::string command =
-        "'" + worker + "' --query --device " + std::to_string(device) + " </dev/null 2>&1";
+        "'" + worker + "' " + what + " --device " + std::to_string(device) + " </dev/null 2>&1";
     std::FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) throw Error("cannot start " + worker + " --query");
+    if (!pipe) throw Error("cannot start " + worker + " " + what);
     std::string text;
     std::array<char, 4096> buffer{};
     while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
         text.append(buffer.data(), n);
     const int status = ::pclose(pipe);
-    if (status != 0) throw Error("asking the GPU through " + worker + " --query failed:\n" + text);
+    if (status != 0)
+        throw Error("asking the GPU through " + worker + " " + what + " failed:\n" + text);
     try {
         return nlohmann::json::parse(text);
     } catch (const std::exception&) {
-        throw Error(worker + " --query answered garbage:\n" + text);
+        throw Error(worker + " " + what + " answered garbage:\n" + text);
     }
+}
+
+nlohmann::json query_device(const std::string& worker, int device) {
+    return ask_worker(worker, device, "--query");
+}
+
+// The sidecar's "ceilings": what the share-of-ceiling columns of bench/report.py divide by,
+// measured on this run's device by a short worker of its own before the benchmark phase (so
+// the sweep's workers stay as they are, and the GPU is idle while it is measured).
+nlohmann::json measure_ceilings(const std::string& worker, int device) {
+    const nlohmann::json c = ask_worker(worker, device, "--ceilings");
+    nlohmann::json out = {{"copy_gbps", c.value("copy_gbps", nlohmann::json())},
+                          {"matmul_bf16_tflops", c.value("matmul_bf16_tflops", nlohmann::json())},
+                          {"how", c.value("how", "")}};
+    for (const char* key :
+         {"copy_kernel_gbps", "memcpy_gbps", "copy_bytes", "matmul_library", "notes", "device"})
+        if (c.contains(key)) out[key] = c[key];
+    return out;
 }
 
 std::string file_hash(const std::string& path) {
@@ -450,11 +476,17 @@ struct Sweep {
         options.kernel_timeout_s = cli.get_double("--kernel-timeout", 30.0, 0.01, 1e6);
         options.stop = &g_stop;
         const int warp_size = specs.get(arch).warp_size;
-        options.unsupported = [&](const BenchPlan&,
-                                  const BenchCell& cell) -> std::optional<std::string> {
+        // With a baseline, one unsupported cell per problem still goes to the worker, which
+        // times the baseline on it and reports the cell unsupported itself: shapes no kernel
+        // runs get their vendor figure too.
+        options.unsupported = [&, baselined = std::set<std::size_t>()](
+                                  const BenchPlan&,
+                                  const BenchCell& cell) mutable -> std::optional<std::string> {
             const SupportCheck s =
                 is_supported(configs[cell.kernel], problems[cell.problem].problem, warp_size);
             if (s.ok) return std::nullopt;
+            if (plan.baseline != "none" && baselined.insert(cell.problem).second)
+                return std::nullopt;
             return s.reason;
         };
 
@@ -475,6 +507,16 @@ struct Sweep {
             writer_options.append = true;
             progress->message("info", "resume: " + std::to_string(options.done_keys.size()) +
                                           " cells already in " + output);
+        }
+        if (cli.has("--ceilings") || plan.baseline != "none") {
+            try {
+                provenance["ceilings"] = measure_ceilings(worker, device_index);
+            } catch (const Error& e) {
+                progress->message("warning", e.what());
+                provenance["ceilings"] = {{"copy_gbps", nullptr},
+                                          {"matmul_bf16_tflops", nullptr},
+                                          {"how", std::string("not measured: ") + e.what()}};
+            }
         }
         provenance["command_line"] = command_line_;
         write_provenance("running");

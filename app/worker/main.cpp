@@ -5,6 +5,7 @@
 #include "sweep/worker_protocol.h"
 #include "util/error.h"
 #include "worker/batch_runner.h"
+#include "worker/ceilings.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,7 +28,9 @@ void emit(const gconv::WorkerEvent& event) {
 const char* k_help =
     "usage: gconv-worker [--device N] < request.json\n"
     "       gconv-worker --serve [--device N]   (one request per stdin line, until end of file)\n"
-    "       gconv-worker --query [--device N]   (the device's properties as JSON)\n\n"
+    "       gconv-worker --query [--device N]   (the device's properties as JSON)\n"
+    "       gconv-worker --ceilings [--device N]   (measured copy GB/s and bf16 matmul TFLOP/s,\n"
+    "                                               one JSON line; see docs/worker-protocol.md)\n\n"
     "Runs one batch of cells (kernels x problems) described by a JSON request on stdin and\n"
     "writes one JSON line per event on stdout: begin (before a cell's first launch), result,\n"
     "end. With --serve it keeps its GPU context, loaded modules and the problem on the GPU\n"
@@ -82,6 +85,7 @@ int main(int argc, char** argv) {
     int device = 0;
     bool query = false;
     bool serve = false;
+    bool ceilings = false;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
             std::cout << k_help;
@@ -89,6 +93,8 @@ int main(int argc, char** argv) {
         }
         if (!std::strcmp(argv[i], "--query")) {
             query = true;
+        } else if (!std::strcmp(argv[i], "--ceilings")) {
+            ceilings = true;
         } else if (!std::strcmp(argv[i], "--serve")) {
             serve = true;
         } else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
@@ -118,6 +124,16 @@ int main(int argc, char** argv) {
             return 0;
         } catch (const std::exception& e) {
             std::cerr << "gconv-worker: " << e.what() << "\n";
+            return 1;
+        }
+    }
+    if (ceilings) {
+        try {
+            const auto c = gconv::worker::measure_ceilings({.device = device});
+            std::cout << gconv::worker::ceilings_to_json(c).dump() << "\n";
+            return 0;
+        } catch (const std::exception& e) {
+            std::cerr << "gconv-worker: ceilings: " << e.what() << "\n";
             return 1;
         }
     }
