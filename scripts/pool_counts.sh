@@ -4,7 +4,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tool=${1:-$here/build/default/app/gconv-instances}
-archs=(sm_80 sm_89 sm_90 gfx90a gfx942 gfx950)
+archs=(sm_80 sm_89 sm_90 sm_90a gfx90a gfx942 gfx950)
 printf '| config |'; printf ' %s |' "${archs[@]}"; printf '\n|---|'; printf -- '---:|%.0s' "${archs[@]}"; printf '\n'
 for cfg in "$here"/configs/*.json; do
   name=$(basename "$cfg")

@@ -1,5 +1,6 @@
 #include "codegen/kernel_source.h"
 
+#include "codegen/direct_plan.h"
 #include "codegen/launch_plan.h"
 
 #include <sstream>
@@ -53,6 +54,7 @@ bool has_finish_kernel(const KernelConfig& c) {
 }
 
 std::string generate_kernel_source(const KernelConfig& c) {
+    if (is_direct(c)) return generate_direct_source(c);
     std::ostringstream s;
     s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
       << c.ndim_spatial << "d tile " << c.tile_m << 'x' << c.tile_n << 'x' << c.tile_k << " waves "
@@ -93,6 +95,7 @@ std::string generate_kernel_source(const KernelConfig& c) {
     field("bool", "kPadN", cpp_bool(c.pad_n));
     field("bool", "kPadK", cpp_bool(c.pad_k));
     field("bool", "kUseMma", cpp_bool(uses_mma(c)));
+    field("bool", "kWgmma", cpp_bool(uses_wgmma(c)));
     field("int", "kStages", pipeline_stages(c));
     field("int", "kSmemBytes", shared_bytes(c));
     if (c.variant == Variant::BwdWeight) {
@@ -100,8 +103,8 @@ std::string generate_kernel_source(const KernelConfig& c) {
         field("int", "kSplitKMode", static_cast<int>(c.split_k_mode));
     }
     s << "};\n\n";
-    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * "
-      << c.wave_m * c.wave_n << ", " << c.block_per_cu << ")\n";
+    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << block_warps(c)
+      << ", " << c.block_per_cu << ")\n";
     switch (c.variant) {
     case Variant::Forward:
         s << kernel_entry_name() << "(gconv::ConvParams p) {\n"

@@ -1,5 +1,6 @@
 #include "codegen/launch_plan.h"
 
+#include "codegen/direct_plan.h"
 #include "codegen/launch_plan_detail.h"
 
 #include <algorithm>
@@ -35,6 +36,18 @@ bool uses_mma(const KernelConfig& c) {
     return c.dtype != DataType::FP32 && c.warp_tile_k >= 16;
 }
 
+bool is_warpgroup_tile(const KernelConfig& c) {
+    return c.dtype != DataType::FP32 && c.warp_tile_m == 16 && c.warp_tile_n >= 64 &&
+           c.warp_tile_k == 16;
+}
+bool uses_wgmma(const KernelConfig& c) {
+    return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_n == 1 &&
+           c.warp_tile_n == c.tile_n;
+}
+int block_warps(const KernelConfig& c) {
+    return c.wave_m * c.wave_n * c.wave_k + (uses_wgmma(c) ? 4 : 0);
+}
+
 bool a_is_mn_major(const KernelConfig& c) {
     return c.variant == Variant::BwdWeight;
 }
@@ -61,12 +74,21 @@ int pipeline_stages(const KernelConfig& c) {
         return c.double_smem_buffer ? 2 : 1;
     case Pipeline::CompV3:
         return 1;
-    case Pipeline::CompV4:
     case Pipeline::CompV5:
+        // wgmma: 3-4 unpadded stages in about 192 KiB. At least 3: the producer signals a stage
+        // STAGES-2 tiles after issuing it, so 2 stages would deadlock (seen on the H200); 8 stages
+        // in 225 KiB measured slower (one block per SM instead of two, docs/notes/wgmma.md).
+        if (uses_wgmma(c))
+            return static_cast<int>(std::clamp<int64_t>(
+                196608 / (int64_t{c.tile_m + c.tile_n} * c.tile_k * element_bytes(c.dtype)), 3, 4));
+        return 2;
+    case Pipeline::CompV4:
     case Pipeline::CompAsync:
         return 2;
     case Pipeline::CompV6:
         return 3;
+    case Pipeline::Direct:
+        return 0; // no staged operand tiles: the filter slice is sized per problem
     case Pipeline::Mem: {
         const int64_t in_flight = ceil_div(32 * 1024, static_cast<int64_t>(stage_bytes(c)));
         return 1 + static_cast<int>(std::clamp<int64_t>(in_flight, 2, 8));
@@ -76,10 +98,16 @@ int pipeline_stages(const KernelConfig& c) {
 }
 
 std::size_t shared_bytes(const KernelConfig& c, int /*warp_size*/) {
+    if (is_direct(c)) return 0; // per problem: direct_shared_bytes()
     const int64_t out_elem = output_element_bytes(c);
     const int64_t pipe = pipeline_stages(c) * static_cast<int64_t>(stage_bytes(c));
     const int64_t epi =
         c.epilogue == Epilogue::CShuffle ? c.tile_m * (c.tile_n + 16 / out_elem) * out_elem : 0;
+    if (uses_wgmma(c)) // unpadded swizzled stages + 64 bytes of mbarriers + 1 KiB alignment slack
+        return static_cast<std::size_t>(std::max(pipeline_stages(c) * int64_t{c.tile_m + c.tile_n} *
+                                                     c.tile_k * element_bytes(c.dtype),
+                                                 epi) +
+                                        1024 + 64);
     const int64_t red = c.pipeline == Pipeline::CompV5 ? int64_t{c.tile_m} * c.tile_n * 4 : 0;
     return static_cast<std::size_t>(std::max({pipe, epi, red}));
 }
@@ -96,6 +124,7 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
 
 SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size,
                           int64_t max_piece_elements) {
+    if (is_direct(c)) return detail::check_direct(c, p, warp_size);
     Reasons r;
     const std::vector<std::string> problem_errors = validate(p);
     if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
@@ -213,14 +242,15 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
         break;
     }
     {
-        const int compute_warps = std::max(1, c.pipeline == Pipeline::CompV5 ? warps / 2 : warps);
+        const bool split = c.pipeline == Pipeline::CompV5 && !uses_wgmma(c);
+        const int compute_warps = std::max(1, split ? warps / 2 : warps);
         const int64_t acc = int64_t{c.tile_m} * c.tile_n / (compute_warps * int64_t{warp_size});
         if (acc > 256)
             r.fail("tile_m * tile_n: ", acc,
                    " fp32 accumulators per thread exceed 256 (register file)");
         if (acc < 1) r.fail("tile_m * tile_n: fewer outputs than threads");
         // Each loader thread keeps per-row im2col state and a staging register per vector.
-        const int64_t loaders = compute_warps * int64_t{warp_size};
+        const int64_t loaders = uses_wgmma(c) ? 128 : compute_warps * int64_t{warp_size};
         const int64_t loads_a = ceil_div(int64_t{c.tile_m} * c.tile_k / c.vector_size_a, loaders);
         const int64_t loads_b = ceil_div(int64_t{c.tile_n} * c.tile_k / c.vector_size_b, loaders);
         if (loads_a > k_max_loads_per_thread || loads_b > k_max_loads_per_thread)
@@ -300,6 +330,7 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
 
 LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
                        int64_t max_piece_elements) {
+    if (is_direct(c)) return detail::plan_direct(c, p, warp_size);
     if (c.variant != Variant::Forward) return detail::plan_backward(c, p, warp_size);
     LaunchPlan plan;
     const int64_t ipp = images_per_piece(c, p, max_piece_elements);
@@ -310,7 +341,7 @@ LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
     plan.grid_x = gx > INT32_MAX ? 0u : static_cast<unsigned>(gx);
     plan.grid_y = static_cast<unsigned>(ceil_div(gm * p.k_per_group(), c.tile_n));
     plan.grid_z = static_cast<unsigned>(ceil_div(p.G, gm));
-    plan.block_threads = static_cast<unsigned>(c.wave_m * c.wave_n * warp_size);
+    plan.block_threads = static_cast<unsigned>(block_warps(c) * warp_size);
     plan.shared_bytes = shared_bytes(c, warp_size);
     return plan;
 }

@@ -30,6 +30,13 @@ inline constexpr int64_t k_max_piece_elements = INT32_MAX;
 // True when bf16/fp16 use the matrix units (warp_tile_k >= 16); fp32, or a 16-bit type with
 // warp_tile_k < 16, runs on the SIMT FMA path.
 bool uses_mma(const KernelConfig& config);
+// A warpgroup warp tile (16 x N>=64 x 16, bf16/fp16): each warp's share of a wgmma.m64nNk16.
+bool is_warpgroup_tile(const KernelConfig& config);
+// compv5 built for sm_90a as the warp-specialised wgmma pipeline (core/kernels/gconv_wgmma.h):
+// a warpgroup warp tile with warp_tile_n == tile_n and wave layout [4 x consumers, 1, 1].
+bool uses_wgmma(const KernelConfig& config);
+// Warps per block: the wave layout, plus the producer warpgroup of a wgmma kernel.
+int block_warps(const KernelConfig& config);
 
 // Shared-memory layout of the GEMM operands: K-major (forward A and B, bwd_data A) or
 // MN-major (bwd_data B = weight, bwd_weight A = dOut and B = input), see gconv_gemm.h.

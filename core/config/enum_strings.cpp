@@ -18,7 +18,7 @@ constexpr Table<DataType, 3> k_dtypes{{
     {DataType::FP16, "fp16"},
     {DataType::FP32, "fp32"},
 }};
-constexpr Table<Pipeline, 7> k_pipelines{{
+constexpr Table<Pipeline, 8> k_pipelines{{
     {Pipeline::BasicV1, "basic_v1"},
     {Pipeline::Mem, "mem"},
     {Pipeline::CompV3, "compv3"},
@@ -26,6 +26,7 @@ constexpr Table<Pipeline, 7> k_pipelines{{
     {Pipeline::CompV5, "compv5"},
     {Pipeline::CompV6, "compv6"},
     {Pipeline::CompAsync, "comp_async"},
+    {Pipeline::Direct, "direct"},
 }};
 constexpr Table<Scheduler, 2> k_schedulers{{
     {Scheduler::Intrawave, "intrawave"},

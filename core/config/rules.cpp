@@ -1,5 +1,6 @@
 #include "config/rules.h"
 
+#include "codegen/direct_plan.h"
 #include "codegen/launch_plan.h"
 
 #include <algorithm>
@@ -52,6 +53,17 @@ public:
     Checker(const KernelConfig& c, const ArchSpec& a, const ArchSpecs& s) : c_(c), a_(a), s_(s) {}
 
     std::vector<CullReason> run() {
+        if (c_.pipeline == Pipeline::Direct) {
+            // Direct convolution has no GEMM main loop: only the block-level rules apply.
+            spatial_dims();
+            tile_shape();
+            pipeline_hardware();
+            wave_layout();
+            thread_count();
+            blocks_per_cu();
+            direct();
+            return std::move(reasons_);
+        }
         spatial_dims();
         tile_shape();
         variant_pipeline();
@@ -70,6 +82,7 @@ public:
         blocks_per_cu();
         split_k();
         epilogue();
+        wgmma();
         return std::move(reasons_);
     }
 
@@ -234,12 +247,18 @@ private:
         const int threads = block_threads(c_, a_);
         if (threads <= 0) return;
         // Each warp group holds a full set of accumulators over its share of the threads.
-        const long long acc = (long long)c_.tile_m * c_.tile_n * c_.num_wave_groups / threads;
+        // wgmma: only the consumer warps (the wave layout) hold accumulators; the producer
+        // warpgroup loads.
+        const bool wg = uses_wgmma(c_);
+        const long long acc =
+            wg ? (long long)c_.tile_m * c_.tile_n / (c_.wave_m * c_.wave_n * a_.warp_size)
+               : (long long)c_.tile_m * c_.tile_n * c_.num_wave_groups / threads;
         if (acc > k_max_accumulator_registers)
             cull(Rule::Registers, "each thread would hold " + std::to_string(acc) +
                                       " fp32 accumulators, over " +
                                       std::to_string(k_max_accumulator_registers));
-        const long long loaders = std::max<long long>(1, threads / std::max(1, c_.num_wave_groups));
+        const long long loaders =
+            wg ? 128 : std::max<long long>(1, threads / std::max(1, c_.num_wave_groups));
         auto loads = [&](const char* which, int rows, int vec) {
             const long long n = (long long)rows * c_.tile_k / std::max(vec, 1) / loaders;
             if (n > k_max_loads_per_thread)
@@ -311,6 +330,113 @@ private:
                                      " would be a name without effect (cshuffle can)");
     }
 
+    // The direct pipeline (kernels/gconv_direct.h): what its tile means, and the GEMM-only
+    // knobs it must leave at their defaults (otherwise two names would be one kernel).
+    void direct() {
+        auto knob = [&](bool bad, const std::string& what) {
+            if (bad) cull(Rule::Direct, what + ": a GEMM knob the direct pipeline does not have");
+        };
+        const KernelConfig d;
+        const Triple wt = direct_warp_tile(c_.dtype);
+        knob(c_.wave_n != 1, "wave_n " + std::to_string(c_.wave_n) +
+                                 " (direct kernels count warps in wave_m only; use wave_n 1)");
+        knob(c_.scheduler != Scheduler::Intrawave,
+             "scheduler " + std::string(to_string(c_.scheduler)) + " (only intrawave)");
+        knob(c_.epilogue != d.epilogue, "epilogue " + std::string(to_string(c_.epilogue)) +
+                                            " (direct kernels store from registers; leave "
+                                            "epilogue at cshuffle)");
+        knob(Triple{c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k} != wt,
+             "warp tile " + triple_text(c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k) +
+                 " (leave it at " + triple_text(wt[0], wt[1], wt[2]) + ")");
+        knob(c_.double_smem_buffer, "double_smem_buffer");
+        knob(c_.num_wave_groups != 1, "num_wave_groups " + std::to_string(c_.num_wave_groups));
+        knob(c_.num_groups_to_merge != 1, "num_groups_to_merge " +
+                                              std::to_string(c_.num_groups_to_merge) +
+                                              " (vectors run across groups already)");
+        knob(c_.split_image, "split_image (direct kernels use 32-bit offsets)");
+        knob(!c_.pad_m || !c_.pad_n || !c_.pad_k,
+             "pad_m/n/k false (direct kernels always guard their tails)");
+
+        const int vec = c_.vector_size_a;
+        const int max_elems = 16 / element_bytes(c_.dtype);
+        if (!is_pow2_in(vec, 1, max_elems)) {
+            cull(Rule::Direct, "vector_size_a " + std::to_string(vec) +
+                                   " is not a power of two from 1 to " + std::to_string(max_elems) +
+                                   " (16 bytes of " + std::string(to_string(c_.dtype)) + ")");
+            return;
+        }
+        if (c_.vector_size_b != vec || c_.vector_size_c != vec)
+            cull(Rule::Direct, "vector_size_b / vector_size_c must equal vector_size_a " +
+                                   std::to_string(vec) +
+                                   ": one channel vector serves every tensor");
+        const int threads = block_threads(c_, a_);
+        const int lanes = direct_channel_lanes(c_);
+        if (c_.tile_n % vec != 0 || lanes > threads || threads % lanes != 0) {
+            cull(Rule::Direct, "tile_n " + std::to_string(c_.tile_n) + " / vector_size_a " +
+                                   std::to_string(vec) + " = " + std::to_string(lanes) +
+                                   " channel lanes must divide the " + std::to_string(threads) +
+                                   " threads");
+            return;
+        }
+        const long long want = (long long)(threads / lanes) * c_.tile_k;
+        if (c_.tile_m != want)
+            cull(Rule::Direct, "tile_m " + std::to_string(c_.tile_m) + " must be pixel lanes x " +
+                                   "tile_k = " + std::to_string(threads / lanes) + " x " +
+                                   std::to_string(c_.tile_k) + " = " + std::to_string(want));
+        // forward / bwd_data keep tile_k x vector fp32 accumulators per thread.
+        if (c_.variant != Variant::BwdWeight && c_.tile_k * vec > 64)
+            cull(Rule::Direct, "tile_k " + std::to_string(c_.tile_k) + " x vector " +
+                                   std::to_string(vec) + " fp32 accumulators per thread exceed 64");
+        if (c_.variant == Variant::BwdWeight) {
+            if (c_.split_k != 1 || c_.split_k_mode != SplitKMode::Atomic)
+                cull(Rule::Direct, "bwd_weight reduces tile_m pixels per block and adds them "
+                                   "atomically: split_k 1 with split_k_mode atomic, not split_k " +
+                                       std::to_string(c_.split_k) + " " +
+                                       std::string(to_string(c_.split_k_mode)));
+        } else if (c_.split_k != 1 || c_.split_k_mode != SplitKMode::None) {
+            cull(Rule::Direct, "split-K exists only for bwd_weight");
+        }
+    }
+
+    // compv5 with a warpgroup warp tile on an arch with wgmma (sm_90a) is the warp-specialised
+    // wgmma pipeline of core/kernels/gconv_wgmma.h; warpgroup warp tiles exist only there.
+    void wgmma() {
+        const bool has = a_.has_feature("wgmma");
+        const bool tile = is_warpgroup_tile(c_);
+        if (!has) return; // warpgroup tiles are absent from the warp_tile lists elsewhere
+        if (tile && c_.pipeline != Pipeline::CompV5)
+            cull(Rule::Wgmma,
+                 "warp tile " + triple_text(c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k) +
+                     " is a warpgroup's wgmma share and runs only with compv5, not " + pipeline());
+        // compv5 with an mma.sync warp tile stays the two-group compv5 of gconv_gemm.h here.
+        if (c_.pipeline != Pipeline::CompV5 || !tile) return;
+        if (c_.variant != Variant::Forward)
+            cull(Rule::Wgmma, "the wgmma pipeline takes K-major operands (forward) only");
+        if (c_.warp_tile_n != c_.tile_n || c_.wave_n != 1)
+            cull(Rule::Wgmma,
+                 "each consumer warpgroup covers the whole tile_n with one "
+                 "m64nNk16: needs warp_tile_n == tile_n and wave_n 1 (got warp_tile_n " +
+                     std::to_string(c_.warp_tile_n) + ", tile_n " + std::to_string(c_.tile_n) +
+                     ", wave_n " + std::to_string(c_.wave_n) + ")");
+        if (c_.tile_n != 64 && c_.tile_n != 128 && c_.tile_n != 256)
+            cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
+                                  " is not a wgmma N built here (64, 128, 256)");
+        if (c_.wave_m != 4 && c_.wave_m != 8)
+            cull(Rule::Wgmma, "wave_m " + std::to_string(c_.wave_m) +
+                                  " is not 1 or 2 consumer warpgroups (4 or 8 warps)");
+        else if (c_.tile_m != 64 * (c_.wave_m / 4) && c_.tile_m != 128 * (c_.wave_m / 4))
+            cull(Rule::Wgmma, "tile_m " + std::to_string(c_.tile_m) +
+                                  " is not 64 or 128 rows per "
+                                  "consumer warpgroup (one or two m64 instructions)");
+        if (c_.tile_k != 64)
+            cull(Rule::Wgmma, "tile_k " + std::to_string(c_.tile_k) +
+                                  " is not 64: a tile row is one 128-byte swizzled row (the 64- "
+                                  "and 32-byte swizzles are not built)");
+        if (c_.block_per_cu != 1)
+            cull(Rule::Wgmma, "block_per_cu " + std::to_string(c_.block_per_cu) +
+                                  ": setmaxnreg needs __launch_bounds__(threads, 1)");
+    }
+
     const KernelConfig& c_;
     const ArchSpec& a_;
     const ArchSpecs& s_;
@@ -357,6 +483,10 @@ std::string_view rule_id(Rule rule) {
         return "split_k";
     case Rule::Epilogue:
         return "epilogue";
+    case Rule::Wgmma:
+        return "wgmma";
+    case Rule::Direct:
+        return "direct_pipeline";
     }
     return "?";
 }
@@ -364,7 +494,8 @@ std::string_view rule_id(Rule rule) {
 int block_threads(const KernelConfig& c, const ArchSpec& arch) {
     // Warp groups are carved out of the block's warps, so they do not add threads. Fields are
     // at most 65536 each; clamp so that absurd configs report a huge count, not an overflow.
-    const long long t = (long long)c.wave_m * c.wave_n * c.wave_k * arch.warp_size;
+    const long long t =
+        ((long long)c.wave_m * c.wave_n * c.wave_k + (uses_wgmma(c) ? 4 : 0)) * arch.warp_size;
     return int(std::min<long long>(t, 1 << 30));
 }
 

@@ -30,6 +30,8 @@ enum class Rule {
     BlocksPerCu,
     SplitK,
     Epilogue,
+    Direct,
+    Wgmma,
 };
 std::string_view rule_id(Rule rule);
 

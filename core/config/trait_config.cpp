@@ -290,6 +290,11 @@ void derive_defaults(KernelConfig& c, const std::vector<std::string>& derived) {
     if (has("vector_size_a")) c.vector_size_a = width;
     if (has("vector_size_b")) c.vector_size_b = width;
     if (has("vector_size_c")) c.vector_size_c = width;
+    // A direct kernel moves one channel vector for every tensor: b and c follow a.
+    if (c.pipeline == Pipeline::Direct) {
+        if (has("vector_size_b")) c.vector_size_b = c.vector_size_a;
+        if (has("vector_size_c")) c.vector_size_c = c.vector_size_a;
+    }
     if (has("warp_tile_m")) c.warp_tile_m = 32;
     if (has("warp_tile_n")) c.warp_tile_n = 32;
     if (has("warp_tile_k")) c.warp_tile_k = c.dtype == DataType::FP32 ? 4 : 16;

@@ -48,7 +48,8 @@ TraitConfig load_trait_config(const std::string& path,
                               std::optional<Variant> expected_variant = std::nullopt);
 
 // Fills the fields listed in `derived`: vector widths = 16 bytes of the dtype, warp tile by
-// dtype (32x32x16 for bf16/fp16, 32x32x4 for fp32), num_wave_groups = 2 for compv5 else 1,
+// dtype (32x32x16 for bf16/fp16, 32x32x4 for fp32), vector_size_b/c = vector_size_a for the
+// direct pipeline, num_wave_groups = 2 for compv5 else 1,
 // double_smem_buffer for the pipelines that ping-pong (compv4, compv5), split_k_mode
 // atomic when split_k > 1.
 void derive_defaults(KernelConfig& config, const std::vector<std::string>& derived);

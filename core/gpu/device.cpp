@@ -19,7 +19,10 @@ int attribute(hipDeviceAttribute_t attr, int device, const char* what) {
 } // namespace
 
 std::string nvidia_arch_name(int major, int minor) {
-    return "sm_" + std::to_string(major) + std::to_string(minor);
+    // Hopper's wgmma / setmaxnreg exist only for the arch-specific target sm_90a; a 9.0 device
+    // runs sm_90a code, so `--arch auto` builds the wgmma kernels there.
+    const std::string suffix = major == 9 && minor == 0 ? "a" : "";
+    return "sm_" + std::to_string(major) + std::to_string(minor) + suffix;
 }
 
 std::string amd_arch_name(const std::string& gcn_arch_name) {

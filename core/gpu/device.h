@@ -32,7 +32,7 @@ int device_count();
 // Throws GpuError when the index is out of range or the runtime fails.
 DeviceInfo query(int index);
 
-// "sm_90" from compute capability 9.0; exposed for tests.
+// "sm_86" from compute capability 8.6, "sm_90a" from 9.0 (wgmma); exposed for tests.
 std::string nvidia_arch_name(int major, int minor);
 // "gfx90a" from "gfx90a:sramecc+:xnack-".
 std::string amd_arch_name(const std::string& gcn_arch_name);

@@ -10,6 +10,7 @@
 // and calls gconv::fwd::run<Config>(params). The pipelines, math and epilogues are the shared
 // engine of gconv_gemm.h; this file says where the operands come from and where C goes.
 #include "gconv_gemm.h"
+#include "gconv_wgmma.h"
 
 namespace gconv {
 namespace fwd {
@@ -167,7 +168,10 @@ struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDTy
 
 template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
     Source<Cfg> s(p);
-    gemm::run(s);
+    if constexpr (Source<Cfg>::WGMMA)
+        wgmma::run(s);
+    else
+        gemm::run(s);
 }
 
 } // namespace fwd

@@ -56,7 +56,10 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     static constexpr int WM = Cfg::kWarpTileM, WN = Cfg::kWarpTileN, WK = Cfg::kWarpTileK;
     static constexpr int WARP = GCONV_WARP_SIZE;
     static constexpr int NWARPS = Cfg::kWaveM * Cfg::kWaveN;
-    static constexpr int THREADS = NWARPS * WARP;
+    // compv5 with a warpgroup warp tile on sm_90a (gconv_wgmma.h): the wave layout counts the
+    // consumer warps; one producer warpgroup (warps 0-3) is added in front of them.
+    static constexpr bool WGMMA = Cfg::kWgmma;
+    static constexpr int THREADS = (NWARPS + (WGMMA ? 4 : 0)) * WARP;
     static constexpr int GM = Cfg::kGroupsToMerge;
     static constexpr int VA = Cfg::kVecA, VB = Cfg::kVecB, VC = Cfg::kVecC;
     static constexpr int PIPE = Cfg::kPipeline;
@@ -72,14 +75,14 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
 
     // compv5: the warps form two groups; each group computes whole tiles (alternate K tiles)
     // with the block tile spread over its half of the warps.
-    static constexpr bool SPLIT = PIPE == kCompV5;
+    static constexpr bool SPLIT = PIPE == kCompV5 && !WGMMA;
     static constexpr int CWARPS = SPLIT ? NWARPS / 2 : NWARPS;
     static constexpr int CWN =
         SPLIT ? (Cfg::kWaveN % 2 == 0 ? Cfg::kWaveN / 2 : Cfg::kWaveN) : Cfg::kWaveN;
     static constexpr int CWM = CWARPS / CWN;
     static constexpr int RM = TM / (CWM * WM), RN = TN / (CWN * WN); // warp-tile repeats
     static constexpr int CTHREADS = CWARPS * WARP;
-    static constexpr int LTHREADS = SPLIT ? THREADS / 2 : THREADS; // threads loading one tile
+    static constexpr int LTHREADS = WGMMA ? 128 : SPLIT ? THREADS / 2 : THREADS; // tile loaders
     static_assert(!SPLIT || NWARPS % 2 == 0, "compv5 needs an even number of warps");
     static_assert(RM * CWM * WM == TM && RN * CWN * WN == TN, "warp tiles must tile the block");
     static_assert(TK % WK == 0, "tile_k must be a multiple of warp_tile_k");
@@ -123,13 +126,22 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     static constexpr int PIPE_BYTES = STAGES * STAGE_ELEMS * ELEM;
     static constexpr int EPI_BYTES = CSHUFFLE ? TM * LDC * OUT_ELEM : 0;
     static constexpr int RED_BYTES = SPLIT ? TM * TN * 4 : 0;
-    static constexpr int SMEM_BYTES = PIPE_BYTES > EPI_BYTES
+    // wgmma: unpadded swizzled rows, mbarriers and up to 1 KiB to align the ring to 1024 bytes.
+    static constexpr int CONSUMERS = NWARPS / 4;
+    static constexpr int PRODUCER_REGS = 88, CONSUMER_REGS = 208; // setmaxnreg, 2 consumers
+    static constexpr int WG_RING = STAGES * (TM + TN) * TK * ELEM;
+    static constexpr int WG_BYTES = (WG_RING > EPI_BYTES ? WG_RING : EPI_BYTES) + 1024 + 64;
+    static constexpr int GEMM_BYTES = PIPE_BYTES > EPI_BYTES
                                           ? (PIPE_BYTES > RED_BYTES ? PIPE_BYTES : RED_BYTES)
                                           : (EPI_BYTES > RED_BYTES ? EPI_BYTES : RED_BYTES);
+    static constexpr int SMEM_BYTES = WGMMA ? WG_BYTES : GEMM_BYTES;
+    static_assert(!WGMMA || (Cfg::kWaveN == 1 && NWARPS % 4 == 0 && CONSUMERS <= 2),
+                  "wgmma: wave layout [4 x consumers, 1, 1]");
     static_assert(SMEM_BYTES == Cfg::kSmemBytes, "host and device shared-memory sizes differ");
     static_assert(PIPE != kBasicV1 || STAGES == (Cfg::kDsb ? 2 : 1), "basic_v1 stages");
     static_assert(PIPE != kCompV3 || STAGES == 1, "compv3 uses one shared buffer");
-    static_assert((PIPE != kCompV4 && PIPE != kCompV5 && PIPE != kCompAsync) || STAGES == 2,
+    static_assert((PIPE != kCompV4 && PIPE != kCompV5 && PIPE != kCompAsync) || WGMMA ||
+                      STAGES == 2,
                   "ping-pong pipelines use two shared buffers");
     static_assert(PIPE != kCompV6 || STAGES == 3, "compv6 uses three stages");
     static_assert(PIPE != kMem || STAGES >= 3, "mem prefetches at least two stages");

@@ -23,6 +23,23 @@ KernelConfig legal_base() {
     return c;
 }
 
+// compv5 as the sm_90a wgmma pipeline: 2 consumer warpgroups, one m64n256k16 each.
+KernelConfig wgmma_base() {
+    KernelConfig c = legal_base();
+    c.pipeline = Pipeline::CompV5;
+    c.double_smem_buffer = true;
+    c.num_wave_groups = 2;
+    c.tile_m = 128;
+    c.tile_n = 256;
+    c.tile_k = 64;
+    c.wave_m = 8;
+    c.wave_n = 1;
+    c.warp_tile_m = 16;
+    c.warp_tile_n = 256;
+    c.warp_tile_k = 16;
+    return c;
+}
+
 } // namespace
 
 class TestRules : public QObject {
@@ -269,7 +286,57 @@ private slots:
     }
 
     void every_rule_has_an_id() {
-        for (int r = 0; r <= int(Rule::Epilogue); ++r) QVERIFY(rule_id(Rule(r)) != "?");
+        for (int r = 0; r <= int(Rule::Wgmma); ++r) QVERIFY(rule_id(Rule(r)) != "?");
+    }
+
+    void wgmma_pipeline_on_sm90a_only() {
+        const KernelConfig c = wgmma_base();
+        const auto ok = check_legality(c, specs().get("sm_90a"), specs());
+        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        // 384 threads: the producer warpgroup comes on top of the 8 consumer warps.
+        QCOMPARE(block_threads(c, specs().get("sm_90a")), 384);
+        // Plain sm_90 has no warpgroup warp tiles (its compv5 stays mma.sync).
+        expect_only(c, "sm_90", Rule::WarpTile, "16x256x16");
+        // On sm_90a compv5 with an mma.sync warp tile stays the two-group compv5; warpgroup
+        // tiles belong to compv5.
+        KernelConfig m = legal_base();
+        m.pipeline = Pipeline::CompV5;
+        m.double_smem_buffer = true;
+        m.num_wave_groups = 2;
+        m.tile_m = 64;
+        m.tile_n = 64;
+        QVERIFY(check_legality(m, specs().get("sm_90a"), specs()).empty());
+        QVERIFY(check_legality(m, specs().get("sm_90"), specs()).empty());
+        KernelConfig o = c;
+        o.pipeline = Pipeline::CompV4;
+        o.num_wave_groups = 1;
+        expect_only(o, "sm_90a", Rule::Wgmma, "only with compv5");
+    }
+
+    void wgmma_shapes() {
+        KernelConfig c = wgmma_base();
+        c.tile_k = 32;
+        expect_only(c, "sm_90a", Rule::Wgmma, "128-byte swizzled");
+        c = wgmma_base();
+        c.tile_m = 512; // 4 m64 instructions per consumer: 256 accumulators, two rules
+        QVERIFY(!check_legality(c, specs().get("sm_90a"), specs()).empty());
+        c = wgmma_base();
+        c.tile_m = 256; // two m64n256 per consumer: 256 accumulators per thread
+        expect_only(c, "sm_90a", Rule::Registers, "256 fp32 accumulators");
+        c = wgmma_base();
+        c.block_per_cu = 2;
+        const auto r = check_legality(c, specs().get("sm_90a"), specs());
+        bool named = false;
+        for (const auto& x : r)
+            named = named ||
+                    (x.rule == Rule::Wgmma && x.message.find("setmaxnreg") != std::string::npos);
+        QVERIFY(named);
+        c = wgmma_base();
+        c.wave_m = 4; // one consumer warpgroup with 128 rows x 256 columns: too many accumulators
+        expect_only(c, "sm_90a", Rule::Registers, "accumulators");
+        c.tile_n = 128;
+        c.warp_tile_n = 128;
+        QVERIFY(check_legality(c, specs().get("sm_90a"), specs()).empty());
     }
 };
 

@@ -2,6 +2,7 @@
 // through hipRTC -> NVRTC, and for gfx90a through ROCm's hipRTC (loaded beside the NVIDIA
 // build). The subset takes, per config, one kernel of each (pipeline, dtype, ndim) present,
 // so every pipeline of every pool meets both compilers. No GPU is needed.
+#include "codegen/launch_plan.h"
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/kernel_name.h"
@@ -22,11 +23,12 @@ using namespace gconv;
 namespace {
 
 // Every shipped pool: forward, bwd_data and bwd_weight (and their fp16 / fp32 / 3D siblings).
-QStringList pool_configs() {
+// The *_wgmma.json pools exist only on sm_90a (wgmma_only) and are left out elsewhere.
+QStringList pool_configs(bool wgmma_only = false) {
     QDir dir(test::source_path("configs"));
     QStringList out;
     for (const auto& f : dir.entryList({"forward_*.json", "bwd_*.json"}, QDir::Files))
-        out << dir.filePath(f);
+        if (f.endsWith("_wgmma.json") == wgmma_only) out << dir.filePath(f);
     return out;
 }
 
@@ -41,21 +43,36 @@ std::vector<KernelConfig> representatives(const KernelPool& pool) {
     return picked;
 }
 
+// One kernel per (dtype, ndim, tile, wave layout): the wgmma shapes differ in their asm.
+std::vector<KernelConfig> wgmma_representatives(const KernelPool& pool) {
+    std::set<std::tuple<DataType, int, int, int, int>> seen;
+    std::vector<KernelConfig> picked;
+    for (const auto& c : pool.kernels)
+        if (seen.insert({c.dtype, c.ndim_spatial, c.tile_m, c.tile_n, c.wave_m}).second &&
+            (c.ndim_spatial == 2 || picked.size() % 3 == 0))
+            picked.push_back(c);
+    return picked;
+}
+
 } // namespace
 
 class TestPoolCompile : public QObject {
     Q_OBJECT
 
     void compile_all(const char* arch,
-                     const std::function<jit::CompileResult(const jit::CompileRequest&)>& compile) {
+                     const std::function<jit::CompileResult(const jit::CompileRequest&)>& compile,
+                     bool wgmma = false) {
         const auto& specs = default_arch_specs();
         int compiled = 0;
         QStringList failures;
-        for (const auto& path : pool_configs()) {
+        for (const auto& path : pool_configs(wgmma)) {
             const auto pool =
                 enumerate_pool(load_trait_config(path.toStdString()), specs.get(arch), specs);
             QVERIFY2(!pool.kernels.empty(), qPrintable(path));
-            for (const auto& config : representatives(pool)) {
+            for (const auto& config : wgmma ? wgmma_representatives(pool) : representatives(pool)) {
+                if (wgmma)
+                    QVERIFY2(uses_wgmma(config),
+                             qPrintable(QString::fromStdString(kernel_name(config))));
                 const auto result = compile(jit::kernel_compile_request(config, arch));
                 ++compiled;
                 if (!result.ok || result.code.empty())
@@ -69,6 +86,15 @@ class TestPoolCompile : public QObject {
     }
 
 private slots:
+    // CI compiles the wgmma pipeline (NVRTC needs no GPU): every tile shape and consumer count
+    // of the *_wgmma.json pools, bf16 and fp16, 2D and 3D.
+    void sm90a_wgmma_subset_compiles_through_nvrtc() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        compile_all(
+            "sm_90a", [](const jit::CompileRequest& r) { return jit::compile(r); }, true);
+    }
+
     void sm90_subset_compiles_through_nvrtc() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");

@@ -1,0 +1,36 @@
+#pragma once
+// Geometry, support checks and grids of the direct-convolution pipeline (kernels/gconv_direct.h):
+// what tile_m / tile_n / tile_k and the vector mean there, shared by rules.cpp, launch_plan.cpp
+// and the generator.
+#include "codegen/launch_plan.h"
+#include "config/arch_spec.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gconv {
+
+bool is_direct(const KernelConfig& config);
+// Channel lanes of a block: tile_n / vector_size_a (each lane owns one channel vector).
+int direct_channel_lanes(const KernelConfig& config);
+// The warp tile direct kernels take (the GEMM knob left at its derived default).
+Triple direct_warp_tile(DataType dtype);
+// bwd_weight: taps of one filter row a thread accumulates together (X when X is 3, 5 or 7 and
+// X * vector * C/G <= 64, else 1); gconv_direct.h's row_taps() is the same formula.
+int64_t direct_row_taps(const KernelConfig& config, const Problem& problem);
+// Dynamic shared memory of a direct kernel on a problem: the fp32 filter slice
+// tile_n * Z*Y*X * C/G * 4 bytes for forward and bwd_data, none for bwd_weight.
+std::size_t direct_shared_bytes(const KernelConfig& config, const Problem& problem);
+// Largest filter slice a direct kernel stages (the default per-block limit everywhere).
+inline constexpr std::size_t k_direct_max_shared = 48 * 1024;
+
+// The generated translation unit of a direct kernel (kernel_source.cpp hands direct configs here).
+std::string generate_direct_source(const KernelConfig& config);
+
+namespace detail {
+SupportCheck check_direct(const KernelConfig& config, const Problem& problem, int warp_size);
+LaunchPlan plan_direct(const KernelConfig& config, const Problem& problem, int warp_size);
+} // namespace detail
+
+} // namespace gconv

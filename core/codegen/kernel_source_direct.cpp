@@ -1,0 +1,59 @@
+// The translation unit of a direct-convolution kernel (kernels/gconv_direct.h): its config
+// struct holds only the knobs the direct kernels read.
+#include "codegen/direct_plan.h"
+#include "codegen/kernel_source.h"
+
+#include <sstream>
+
+namespace gconv {
+
+std::string generate_direct_source(const KernelConfig& c) {
+    std::ostringstream s;
+    const int warps = c.wave_m * c.wave_n * c.wave_k;
+    s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
+      << c.ndim_spatial << "d direct tile " << c.tile_m << 'x' << c.tile_n << 'x' << c.tile_k
+      << " vec " << c.vector_size_a << " warps " << warps << " bpc " << c.block_per_cu << ' '
+      << to_string(c.split_k_mode) << "\n";
+    s << "#include \"gconv_direct.h\"\n";
+    if (has_finish_kernel(c)) s << "#include \"gconv_bwd_weight.h\"\n";
+    s << "\nstruct GconvConfig {\n";
+    auto field = [&](const char* name, int value) {
+        s << "    static constexpr int " << name << " = " << value << ";\n";
+    };
+    field("kDType", static_cast<int>(c.dtype));
+    field("kNdim", c.ndim_spatial);
+    field("kPipeline", static_cast<int>(c.pipeline));
+    field("kTileM", c.tile_m);
+    field("kTileN", c.tile_n);
+    field("kTileK", c.tile_k);
+    field("kWarps", warps);
+    field("kVec", c.vector_size_a);
+    field("kSplitK", c.split_k);
+    field("kSplitKMode", static_cast<int>(c.split_k_mode));
+    s << "};\n";
+    s << "static_assert(GconvConfig::kPipeline == gconv::direct::kPipelineCode, \"pipeline "
+         "code\");\n\n";
+    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
+      << c.block_per_cu << ")\n";
+    switch (c.variant) {
+    case Variant::Forward:
+        s << kernel_entry_name() << "(gconv::ConvParams p) {\n"
+          << "    gconv::direct::forward<GconvConfig>(p);\n}\n";
+        break;
+    case Variant::BwdData:
+        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
+          << "    (void)workspace;\n    gconv::direct::bwd_data<GconvConfig>(p);\n}\n";
+        break;
+    case Variant::BwdWeight:
+        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
+          << "    gconv::direct::bwd_weight<GconvConfig>(p, workspace);\n}\n";
+        if (has_finish_kernel(c))
+            s << "extern \"C\" __global__ void " << finish_entry_name()
+              << "(gconv::ConvParams p, void* workspace) {\n"
+              << "    gconv::bwd_weight::finish<GconvConfig>(p, workspace);\n}\n";
+        break;
+    }
+    return s.str();
+}
+
+} // namespace gconv

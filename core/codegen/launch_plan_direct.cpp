@@ -1,0 +1,141 @@
+// Support checks and grids of the direct-convolution kernels (gconv_direct.h).
+#include "codegen/direct_plan.h"
+#include "codegen/launch_plan_detail.h"
+
+#include <algorithm>
+
+namespace gconv {
+using detail::ceil_div;
+using detail::Reasons;
+
+namespace {
+
+constexpr int64_t k_max_int = INT32_MAX;
+
+bool pow2(int64_t v) {
+    return v >= 1 && (v & (v - 1)) == 0;
+}
+
+int threads_of(const KernelConfig& c, int warp_size) {
+    return c.wave_m * c.wave_n * c.wave_k * warp_size;
+}
+
+} // namespace
+
+bool is_direct(const KernelConfig& c) {
+    return c.pipeline == Pipeline::Direct;
+}
+
+int direct_channel_lanes(const KernelConfig& c) {
+    return std::max(1, c.tile_n / std::max(1, c.vector_size_a));
+}
+
+Triple direct_warp_tile(DataType dtype) {
+    return {32, 32, dtype == DataType::FP32 ? 4 : 16};
+}
+
+int64_t direct_row_taps(const KernelConfig& c, const Problem& p) {
+    const bool fits = p.X * c.vector_size_a * p.c_per_group() <= 64;
+    return (p.X == 3 || p.X == 5 || p.X == 7) && fits ? p.X : 1;
+}
+
+std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p) {
+    if (c.variant == Variant::BwdWeight) return 0;
+    return static_cast<std::size_t>(int64_t{c.tile_n} * p.Z * p.Y * p.X * p.c_per_group() * 4);
+}
+
+namespace detail {
+
+LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
+    LaunchPlan plan;
+    const int threads = threads_of(c, warp_size);
+    const int64_t pixel_lanes = std::max(1, threads / direct_channel_lanes(c));
+    auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
+    int64_t blocks_x = 0;
+    switch (c.variant) {
+    case Variant::Forward:
+        blocks_x = ceil_div(p.N * p.Do() * p.Ho() * ceil_div(p.Wo(), c.tile_k), pixel_lanes);
+        break;
+    case Variant::BwdData:
+        blocks_x = ceil_div(p.N * p.Di * p.Hi * ceil_div(p.Wi, c.tile_k), pixel_lanes);
+        break;
+    case Variant::BwdWeight: {
+        const int64_t rows = p.Z * p.Y * p.X / direct_row_taps(c, p);
+        blocks_x = rows * ceil_div(p.N * p.Do() * p.Ho() * p.Wo(), c.tile_m);
+        break;
+    }
+    }
+    plan.grid_x = u32(blocks_x);
+    plan.grid_y = u32(ceil_div(p.C, c.tile_n));
+    plan.grid_z = 1;
+    plan.block_threads = static_cast<unsigned>(threads);
+    plan.shared_bytes = direct_shared_bytes(c, p);
+    return plan;
+}
+
+SupportCheck check_direct(const KernelConfig& c, const Problem& p, int warp_size) {
+    Reasons r;
+    const std::vector<std::string> problem_errors = validate(p);
+    if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
+    if (c.layout != "nhwgc") r.fail("layout: only nhwgc exists (got '", c.layout, "')");
+    if (c.ndim_spatial != p.ndim_spatial)
+        r.fail("ndim_spatial: kernel is ", c.ndim_spatial, "d, problem is ", p.ndim_spatial, "d");
+    if (c.ndim_spatial == 2 &&
+        (p.Di != 1 || p.Z != 1 || p.pad_d != 0 || p.stride_d != 1 || p.dilation_d != 1))
+        r.fail("ndim_spatial: a 2d kernel needs Di = Z = 1, pad_d = 0, stride_d = dilation_d = 1");
+    if (r.failed) return {false, r.text.str()};
+
+    // Config facts the device code static_asserts (rules.cpp culls them too).
+    const int vec = c.vector_size_a;
+    const int threads = threads_of(c, warp_size);
+    const int lanes = direct_channel_lanes(c);
+    if (!pow2(vec) || vec * element_bytes(c.dtype) > 16)
+        r.fail("vector_size_a: ", vec, " is not a power of two of at most 16 bytes");
+    else if (c.vector_size_b != vec || c.vector_size_c != vec)
+        r.fail("vector_size_b/c: direct kernels use one channel vector (vector_size_a = ", vec,
+               ") for every tensor");
+    else if (c.tile_n % vec != 0 || threads % lanes != 0)
+        r.fail("tile_n: ", c.tile_n, " / vector ", vec, " channel lanes must divide the ", threads,
+               " threads");
+    else if (int64_t{threads / lanes} * c.tile_k != c.tile_m)
+        r.fail("tile_m: ", c.tile_m, " is not pixel lanes x tile_k = ", threads / lanes, " x ",
+               c.tile_k);
+    if (c.split_image) r.fail("split_image: direct kernels address whole tensors (32-bit)");
+    if (c.variant == Variant::BwdWeight) {
+        if (c.split_k != 1 || c.split_k_mode != SplitKMode::Atomic)
+            r.fail("split_k_mode: direct bwd_weight reduces tile_m pixels per block and adds "
+                   "them atomically (split_k 1, atomic), got split_k ",
+                   c.split_k, " ", to_string(c.split_k_mode));
+    } else if (c.split_k != 1 || c.split_k_mode != SplitKMode::None) {
+        r.fail("split_k: ", to_string(c.variant),
+               " kernels take split_k = 1 and split_k_mode none");
+    }
+    if (r.failed) return {false, r.text.str()};
+
+    // Problem-dependent rules: vectors across groups need whole groups per vector.
+    const int64_t cpg = p.c_per_group(), kpg = p.k_per_group();
+    if (kpg != cpg)
+        r.fail("K/G: ", kpg, " differs from C/G = ", cpg,
+               "; direct kernels need K/G = C/G (channel multipliers are not implemented)");
+    else if (cpg > vec || vec % cpg != 0)
+        r.fail("vector_size_a: a vector of ", vec, " channels must hold whole groups, C/G = ", cpg,
+               " does not divide it");
+    else if (p.C % vec != 0)
+        r.fail("vector_size_a: ", vec, " does not divide C = ", p.C);
+    if (direct_shared_bytes(c, p) > k_direct_max_shared)
+        r.fail("tile_n: the fp32 filter slice of ", c.tile_n, " channels x ", p.Z * p.Y * p.X,
+               " taps x C/G ", cpg, " needs ", direct_shared_bytes(c, p),
+               " bytes of shared memory, over ", k_direct_max_shared);
+    if (p.input_elements() > k_max_int || p.output_elements() > k_max_int ||
+        p.weight_elements() > k_max_int)
+        r.fail("input / output / weight: over 2^31 elements; direct kernels use 32-bit offsets");
+    if (r.failed) return {false, r.text.str()};
+    const LaunchPlan plan = plan_direct(c, p, warp_size);
+    if (plan.grid_x == 0 || plan.grid_y == 0 || plan.grid_y > 65535)
+        r.fail("grid: ", plan.grid_x, " x ", plan.grid_y, " exceeds the launch limits");
+    if (r.failed) return {false, r.text.str()};
+    return {true, {}};
+}
+
+} // namespace detail
+} // namespace gconv

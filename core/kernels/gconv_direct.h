@@ -1,0 +1,393 @@
+#pragma once
+// Direct convolution for depthwise and small C/G (pipeline `direct`): no GEMM, no tensor cores.
+// With K/G = C/G = cpg the (g, c) channels of one pixel are one contiguous run of C elements in
+// NDHWGC and NDHWGK alike, so a thread owns a vector of VEC consecutive channels of that run
+// (VEC / cpg whole groups) and every tensor access is one VEC-wide load or store.
+//
+// Block: kTileN channels (kTileN / VEC channel lanes) x pixel lanes (the rest of the threads).
+//   forward / bwd_data: a pixel lane computes kTileK consecutive output (forward) or input
+//     (bwd_data) pixels along W of one row, fp32 accumulators in registers; the block's filter
+//     slice is staged once into shared memory as fp32 [tap][channel][cpg].
+//   bwd_weight: a block reduces kTileM output pixels (each pixel lane kTileK of them) for one
+//     filter row (z, y) and all its X taps (or a single tap when X is not 3, 5 or 7 or the
+//     accumulators would not fit), reduces across the pixel lanes of each warp by shuffles and
+//     adds its fp32 partial sums atomically into dW (fp32) or the zeroed fp32 workspace that
+//     bwd_weight::finish converts.
+// bwd_data gathers in the transposed direction: an input pixel receives the taps whose
+// (coordinate + pad - tap * dilation) is a multiple of the stride (a per-tap test).
+// Grid (codegen/direct_plan.h computes the same): forward x = ceil(N*Do*Ho*ceil(Wo/kTileK) /
+// pixel lanes), bwd_data the same over N*Di*Hi*ceil(Wi/kTileK), bwd_weight x = filter rows *
+// ceil(N*Do*Ho*Wo / kTileM); y = ceil(C / kTileN). Offsets are 32-bit (is_supported checks).
+// ConvParams as for the GEMM kernels: forward writes out, bwd_data writes in, bwd_weight wei.
+#include "gconv_arch.h"
+#include "gconv_convert.h"
+#include "gconv_params.h"
+
+namespace gconv {
+
+extern __shared__ GCONV_ALIGN(16) u8 gconv_dynamic_smem[];
+
+namespace direct {
+
+// Pipeline::Direct in config/enums.h (after the GEMM pipelines of gconv_gemm.h).
+enum { kPipelineCode = 7 };
+
+template <class Cfg> struct Shape {
+    typedef typename DTypeOf<Cfg::kDType>::type T;
+    static constexpr int VEC = Cfg::kVec;
+    static constexpr int THREADS = Cfg::kWarps * GCONV_WARP_SIZE;
+    static constexpr int TN = Cfg::kTileN;
+    static constexpr int CL = TN / VEC; // channel lanes
+    static constexpr int PL = THREADS / CL;
+    static constexpr int PIX = Cfg::kTileK;
+    static constexpr int TM = Cfg::kTileM;
+    static constexpr bool NDIM3 = Cfg::kNdim == 3;
+    static_assert(CL >= 1 && CL * VEC == TN, "tile_n must be a multiple of the vector");
+    static_assert(THREADS % CL == 0, "the channel lanes must divide the block");
+    static_assert(PL * PIX == TM, "tile_m must be pixel lanes x tile_k");
+    static_assert(VEC * sizeof(T) <= 16, "a channel vector is at most 16 bytes");
+};
+
+// One VEC-wide access, converted to / from fp32. Element j of a vector sits in the low half
+// first (little-endian words); 16-bit types are {u16 bits} structs.
+template <int VEC, typename T> GCONV_DEVICE void load_vec(float (&f)[VEC], const T* src) {
+    constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
+    const Raw<BYTES> raw = *reinterpret_cast<const Raw<BYTES>*>(src);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) {
+        if constexpr (sizeof(T) == 4) {
+            f[j] = arch::bits_float(raw.v[j]);
+        } else if constexpr (BYTES == 2) {
+            f[j] = to_float(T{raw.v[0]});
+        } else {
+            f[j] = to_float(T{static_cast<u16>(raw.v[j >> 1] >> ((j & 1) * 16))});
+        }
+    }
+}
+template <int VEC, typename T> GCONV_DEVICE void store_vec(T* dst, const float (&f)[VEC]) {
+    constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
+    Raw<BYTES> raw = Raw<BYTES>::zero();
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) {
+        if constexpr (sizeof(T) == 4) {
+            raw.v[j] = arch::float_bits(f[j]);
+        } else if constexpr (BYTES == 2) {
+            raw.v[0] = from_float<T>(f[j]).bits;
+        } else {
+            raw.v[j >> 1] |= static_cast<u32>(from_float<T>(f[j]).bits) << ((j & 1) * 16);
+        }
+    }
+    *reinterpret_cast<Raw<BYTES>*>(dst) = raw;
+}
+
+GCONV_DEVICE float shuffle_xor(float v, int mask) {
+#if defined(GCONV_NV)
+    return __shfl_xor_sync(0xffffffffu, v, mask);
+#else
+    const int lane = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
+    return __builtin_bit_cast(
+        float, __builtin_amdgcn_ds_bpermute((lane ^ mask) << 2, __builtin_bit_cast(int, v)));
+#endif
+}
+
+GCONV_DEVICE bool inside(int v, int extent) {
+    return static_cast<unsigned>(v) < static_cast<unsigned>(extent);
+}
+
+// Stages the filter of the block's kTileN channels as fp32 ws[(tap * TN + j) * CPG + r], where
+// j is the channel the thread accumulates and r the reduced one (c for forward: w[ch, tap, r];
+// k for bwd_data: w[(g, r), tap, c] for ch = (g, c)). Channels past C read zeros.
+template <class Cfg, int CPG, bool TRANSPOSE>
+GCONV_DEVICE void stage_filter(const ConvParams& p, float* ws, int ch0, int taps) {
+    typedef Shape<Cfg> S;
+    const typename S::T* w = static_cast<const typename S::T*>(p.wei);
+    const int per_channel = taps * CPG;
+    const int count = S::TN * per_channel;
+    const int present = (p.C - ch0) * per_channel;
+    for (int e = static_cast<int>(threadIdx.x); e < count; e += S::THREADS) {
+        // e walks the slice in GKZYXC order: [group][k][tap][c] = [channel (g, k)][tap][c].
+        const int row = e / per_channel; // (g, k) relative to ch0
+        const int rem = e - row * per_channel;
+        const int tap = rem / CPG;
+        const int c = rem - tap * CPG;
+        const float v = e < present ? to_float(w[ch0 * per_channel + e]) : 0.0f;
+        if constexpr (TRANSPOSE) {
+            const int k = row % CPG, gbase = row - k; // thread channel (g, c), reduced k
+            ws[(tap * S::TN + gbase + c) * CPG + k] = v;
+        } else {
+            ws[(tap * S::TN + row) * CPG + c] = v;
+        }
+    }
+}
+
+// Forward (BWD false): out pixel o += in[o * s - pad + tap * dil] * w over the taps.
+// bwd_data (BWD true): dIn pixel i += dOut[(i + pad - tap * dil) / s] * w^T over the taps whose
+// offset divides by the stride.
+template <class Cfg, int CPG, bool BWD> GCONV_DEVICE void gather(const ConvParams& p) {
+    typedef Shape<Cfg> S;
+    typedef typename S::T T;
+    constexpr int VEC = S::VEC, PIX = S::PIX;
+    float* ws = reinterpret_cast<float*>(gconv_dynamic_smem);
+    const int taps = p.Z * p.Y * p.X;
+    const int ch0 = static_cast<int>(blockIdx.y) * S::TN;
+    stage_filter<Cfg, CPG, BWD>(p, ws, ch0, taps);
+    arch::barrier();
+
+    const int cl = static_cast<int>(threadIdx.x) % S::CL;
+    const int pl = static_cast<int>(threadIdx.x) / S::CL;
+    const int ch = ch0 + cl * VEC;
+    // Pixels this block writes (dst) and reads (src).
+    const int dD = BWD ? p.Di : p.Do, dH = BWD ? p.Hi : p.Ho, dW = BWD ? p.Wi : p.Wo;
+    const int sD = BWD ? p.Do : p.Di, sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
+    const int strips = (dW + PIX - 1) / PIX;
+    const int strip = static_cast<int>(blockIdx.x) * S::PL + pl;
+    if (ch >= p.C || strip >= p.N * dD * dH * strips) return;
+    const int w0 = (strip % strips) * PIX;
+    int row = strip / strips;
+    const int h = row % dH;
+    row /= dH;
+    const int d = S::NDIM3 ? row % dD : 0;
+    const int n = S::NDIM3 ? row / dD : row;
+
+    const T* src = static_cast<const T*>(BWD ? p.out : p.in);
+    T* dst = static_cast<T*>(BWD ? const_cast<void*>(p.in) : p.out);
+    float acc[PIX][VEC];
+#pragma unroll
+    for (int i = 0; i < PIX; ++i)
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) acc[i][j] = 0.0f;
+
+    for (int z = 0; z < (S::NDIM3 ? p.Z : 1); ++z) {
+        int sd = 0;
+        if constexpr (S::NDIM3) {
+            if constexpr (BWD) {
+                const int t = d + p.pad_d - z * p.dilation_d;
+                if (t < 0 || t % p.stride_d != 0) continue;
+                sd = t / p.stride_d;
+            } else {
+                sd = d * p.stride_d - p.pad_d + z * p.dilation_d;
+            }
+            if (!inside(sd, sD)) continue;
+        }
+        for (int y = 0; y < p.Y; ++y) {
+            int sh;
+            if constexpr (BWD) {
+                const int t = h + p.pad_h - y * p.dilation_h;
+                if (t < 0 || t % p.stride_h != 0) continue;
+                sh = t / p.stride_h;
+            } else {
+                sh = h * p.stride_h - p.pad_h + y * p.dilation_h;
+            }
+            if (!inside(sh, sH)) continue;
+            const T* src_row = src + ((n * sD + sd) * sH + sh) * sW * p.C + ch;
+            for (int x = 0; x < p.X; ++x) {
+                const int tap = (z * p.Y + y) * p.X + x;
+                const float* wsrc = ws + (tap * S::TN + cl * VEC) * CPG;
+                float v[PIX][VEC];
+#pragma unroll
+                for (int i = 0; i < PIX; ++i) {
+                    int sw;
+                    bool ok;
+                    if constexpr (BWD) {
+                        const int t = w0 + i + p.pad_w - x * p.dilation_w;
+                        sw = t / p.stride_w;
+                        ok = t >= 0 && t - sw * p.stride_w == 0 && sw < sW;
+                    } else {
+                        sw = (w0 + i) * p.stride_w - p.pad_w + x * p.dilation_w;
+                        ok = inside(sw, sW);
+                    }
+                    if (ok) {
+                        load_vec<VEC>(v[i], src_row + sw * p.C);
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < VEC; ++j) v[i][j] = 0.0f;
+                    }
+                }
+                // Weights one output channel at a time: CPG registers, not VEC * CPG (the
+                // kernel's register count is that of its largest C/G instantiation).
+#pragma unroll
+                for (int j = 0; j < VEC; ++j) {
+                    const int jb = j - j % CPG;
+                    float wv[CPG];
+#pragma unroll
+                    for (int r = 0; r < CPG; ++r) wv[r] = wsrc[j * CPG + r];
+#pragma unroll
+                    for (int i = 0; i < PIX; ++i)
+#pragma unroll
+                        for (int r = 0; r < CPG; ++r) acc[i][j] += v[i][jb + r] * wv[r];
+                }
+            }
+        }
+    }
+    T* dst_row = dst + ((n * dD + d) * dH + h) * dW * p.C + ch;
+#pragma unroll
+    for (int i = 0; i < PIX; ++i)
+        if (w0 + i < dW) store_vec<VEC>(dst_row + (w0 + i) * p.C, acc[i]);
+}
+
+// Taps of one filter row a bwd_weight thread accumulates at once: X when X is 3, 5 or 7 and the
+// X * VEC * cpg accumulators fit, else 1 (every tap is its own row). direct_plan.cpp mirrors it.
+constexpr int k_max_weight_accumulators = 64;
+GCONV_DEVICE int row_taps(int X, int vec, int cpg) {
+    return (X == 3 || X == 5 || X == 7) && X * vec * cpg <= k_max_weight_accumulators ? X : 1;
+}
+
+template <class Cfg, int CPG, int KX>
+GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
+    typedef Shape<Cfg> S;
+    typedef typename S::T T;
+    constexpr int VEC = S::VEC, WARP = GCONV_WARP_SIZE;
+    const int taps = p.Z * p.Y * p.X;
+    const int rows = KX > 1 ? p.Z * p.Y : taps;
+    const int row = static_cast<int>(blockIdx.x) % rows;
+    const int slice = static_cast<int>(blockIdx.x) / rows;
+    int z, y, x0;
+    if constexpr (KX > 1) {
+        z = row / p.Y;
+        y = row - z * p.Y;
+        x0 = 0;
+    } else {
+        z = row / (p.Y * p.X);
+        const int rem = row - z * p.Y * p.X;
+        y = rem / p.X;
+        x0 = rem - y * p.X;
+    }
+    const int cl = static_cast<int>(threadIdx.x) % S::CL;
+    const int pl = static_cast<int>(threadIdx.x) / S::CL;
+    const int ch = static_cast<int>(blockIdx.y) * S::TN + cl * VEC;
+    const bool active = ch < p.C;
+    const T* in = static_cast<const T*>(p.in);
+    const T* dout = static_cast<const T*>(p.out);
+
+    float acc[KX][VEC][CPG];
+#pragma unroll
+    for (int x = 0; x < KX; ++x)
+#pragma unroll
+        for (int j = 0; j < VEC; ++j)
+#pragma unroll
+            for (int r = 0; r < CPG; ++r) acc[x][j][r] = 0.0f;
+
+    // A pixel lane reduces PIX consecutive output pixels, decoded once and then stepped (no
+    // divisions per pixel); neighbours along W share input vectors in L1.
+    const int total = p.N * p.Do * p.Ho * p.Wo;
+    const int first = slice * S::TM + pl * S::PIX;
+    int ow = first % p.Wo;
+    int rest = first / p.Wo;
+    int oh = rest % p.Ho;
+    rest /= p.Ho;
+    int od = S::NDIM3 ? rest % p.Do : 0;
+    int n = S::NDIM3 ? rest / p.Do : rest;
+    const int count = active ? (total - first < S::PIX ? total - first : S::PIX) : 0;
+#pragma unroll 2
+    for (int i = 0; i < count; ++i) {
+        const int o = first + i;
+        const int cur_w = ow, cur_h = oh, cur_d = od, cur_n = n;
+        if (++ow == p.Wo) {
+            ow = 0;
+            if (++oh == p.Ho) {
+                oh = 0;
+                if (S::NDIM3 && ++od == p.Do) od = 0, ++n;
+                if (!S::NDIM3) ++n;
+            }
+        }
+        {
+            const int di = S::NDIM3 ? cur_d * p.stride_d - p.pad_d + z * p.dilation_d : 0;
+            const int hi = cur_h * p.stride_h - p.pad_h + y * p.dilation_h;
+            if (!inside(hi, p.Hi) || (S::NDIM3 && !inside(di, p.Di))) continue;
+            const int ow = cur_w, n = cur_n;
+            float g[VEC];
+            load_vec<VEC>(g, dout + o * p.C + ch);
+            const T* in_row = in + ((n * p.Di + di) * p.Hi + hi) * p.Wi * p.C + ch;
+#pragma unroll
+            for (int x = 0; x < KX; ++x) {
+                const int wi = ow * p.stride_w - p.pad_w + (x0 + x) * p.dilation_w;
+                if (!inside(wi, p.Wi)) continue;
+                float v[VEC];
+                load_vec<VEC>(v, in_row + wi * p.C);
+#pragma unroll
+                for (int j = 0; j < VEC; ++j) {
+                    const int jb = j - j % CPG;
+#pragma unroll
+                    for (int r = 0; r < CPG; ++r) acc[x][j][r] += g[j] * v[jb + r];
+                }
+            }
+        }
+    }
+    // Pixel lanes of one warp that share a channel vector sit CL lanes apart.
+    if constexpr (S::CL < WARP) {
+#pragma unroll
+        for (int m = S::CL; m < WARP; m *= 2)
+#pragma unroll
+            for (int x = 0; x < KX; ++x)
+#pragma unroll
+                for (int j = 0; j < VEC; ++j)
+#pragma unroll
+                    for (int r = 0; r < CPG; ++r) acc[x][j][r] += shuffle_xor(acc[x][j][r], m);
+    }
+    if (!active || static_cast<int>(threadIdx.x) % WARP >= S::CL) return;
+    const bool to_workspace = Cfg::kDType != 2;
+    float* dw = static_cast<float*>(to_workspace ? workspace : const_cast<void*>(p.wei));
+#pragma unroll
+    for (int x = 0; x < KX; ++x) {
+        if (x0 + x >= p.X) break;
+        const int tap = (z * p.Y + y) * p.X + x0 + x;
+#pragma unroll
+        for (int j = 0; j < VEC; ++j)
+#pragma unroll
+            for (int r = 0; r < CPG; ++r)
+                arch::atomic_add(dw + ((ch + j) * taps + tap) * CPG + r, acc[x][j][r]);
+    }
+}
+
+// Dispatch over the problem's C/G (a power of two up to the vector, is_supported checks).
+template <class Cfg, template <class, int> class Body, typename... Args>
+GCONV_DEVICE void by_cpg(int cpg, Args... args) {
+    constexpr int VEC = Cfg::kVec;
+    if (cpg == 1) Body<Cfg, 1>::run(args...);
+    if constexpr (VEC >= 2)
+        if (cpg == 2) Body<Cfg, 2>::run(args...);
+    if constexpr (VEC >= 4)
+        if (cpg == 4) Body<Cfg, 4>::run(args...);
+    if constexpr (VEC >= 8)
+        if (cpg == 8) Body<Cfg, 8>::run(args...);
+}
+
+template <class Cfg, int CPG> struct Forward {
+    GCONV_DEVICE static void run(const ConvParams& p) { gather<Cfg, CPG, false>(p); }
+};
+template <class Cfg, int CPG> struct BwdData {
+    GCONV_DEVICE static void run(const ConvParams& p) { gather<Cfg, CPG, true>(p); }
+};
+template <class Cfg, int CPG> struct BwdWeight {
+    GCONV_DEVICE static void run(const ConvParams& p, void* workspace) {
+        switch (row_taps(p.X, Cfg::kVec, CPG)) {
+        case 3:
+            if constexpr (3 * Cfg::kVec * CPG <= k_max_weight_accumulators)
+                reduce_weight<Cfg, CPG, 3>(p, workspace);
+            return;
+        case 5:
+            if constexpr (5 * Cfg::kVec * CPG <= k_max_weight_accumulators)
+                reduce_weight<Cfg, CPG, 5>(p, workspace);
+            return;
+        case 7:
+            if constexpr (7 * Cfg::kVec * CPG <= k_max_weight_accumulators)
+                reduce_weight<Cfg, CPG, 7>(p, workspace);
+            return;
+        default:
+            reduce_weight<Cfg, CPG, 1>(p, workspace);
+        }
+    }
+};
+
+template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
+    by_cpg<Cfg, Forward>(p.c_per_group, p);
+}
+template <class Cfg> GCONV_DEVICE void bwd_data(const ConvParams& p) {
+    by_cpg<Cfg, BwdData>(p.c_per_group, p);
+}
+template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* workspace) {
+    by_cpg<Cfg, BwdWeight>(p.c_per_group, p, workspace);
+}
+
+} // namespace direct
+} // namespace gconv

@@ -1,0 +1,367 @@
+#pragma once
+// compv5 on sm_90a: a warp-specialised wgmma main loop for K-major operands (forward).
+//
+// Block = one producer warpgroup (warps 0-3) + C consumer warpgroups (the config's wave layout
+// [4C, 1, 1]: the consumer warps). A ring of STAGES shared-memory stages holds the A (im2col)
+// and B tiles of one K tile each, every M/N row as one 128-byte row (tile_k = 64 16-bit
+// elements) written with the 128-byte XOR swizzle that the wgmma matrix descriptors name:
+// 16-byte chunk c of row r lives at chunk c ^ (r % 8) of its row, in 1024-byte atoms of 8 rows.
+//
+// Producer: per K tile, waits until the consumers released the stage (mbarrier `empty`), issues
+// the tile's cp.async copies through the direction's source (a_src / b_src: im2col, tails and
+// padding halo zero-filled by src-size 0), commits them as one group; LAG tiles later it waits
+// for that group, makes its writes visible to the async proxy (fence.proxy.async: wgmma reads
+// shared memory through it) and arrives on the stage's `full` barrier (128 arrivals). The
+// writer-side fence after cp.async.wait_group is used instead of cp.async.mbarrier.arrive.noinc
+// because the proxy fence must follow the completed generic-proxy writes in the writing thread;
+// the LAG keeps STAGES-2 tiles in flight behind the one being waited for.
+// Consumers: per K tile, wait on `full`, issue 4 k16 steps x RM wgmma.m64nNk16 (N = tile_n,
+// both operands by descriptor), commit, wait until the previous tile's group finished and
+// release that tile's stage (one arrival per consumer warp). Consumer warpgroup g owns the
+// 64-row blocks r * C + g (r < RM): accumulators in the mma.sync C-fragment order per n8
+// column block, so the engine's coord() / store_direct() apply unchanged.
+#include "gconv_gemm.h"
+
+namespace gconv {
+namespace wgmma {
+
+#if defined(GCONV_NV) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GCONV_HAS_WGMMA 1
+
+GCONV_DEVICE void mbar_init(u32 bar, u32 count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+GCONV_DEVICE void mbar_arrive(u32 bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+GCONV_DEVICE void mbar_wait(u32 bar, u32 parity) {
+    u32 done = 0;
+    do {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+GCONV_DEVICE void fence_barrier_init() {
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+GCONV_DEVICE void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+GCONV_DEVICE void mma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+GCONV_DEVICE void mma_commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N> GCONV_DEVICE void mma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from touching an accumulator across a wgmma wait.
+GCONV_DEVICE void fence_operand(float& r) {
+    asm volatile("" : "+f"(r)::"memory");
+}
+template <int REGS> GCONV_DEVICE void regs_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS> GCONV_DEVICE void regs_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+template <int THREADS> GCONV_DEVICE void consumer_barrier() {
+    asm volatile("bar.sync 1, %0;\n" ::"n"(THREADS) : "memory");
+}
+
+// Shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row atoms 1024 bytes apart
+// (stride byte offset); the leading byte offset is unused for swizzled K-major operands.
+GCONV_DEVICE u64 descriptor(u32 smem_addr) {
+    return static_cast<u64>((smem_addr & 0x3FFFF) >> 4) | (static_cast<u64>(1) << 16) |
+           (static_cast<u64>(1024 >> 4) << 32) | (static_cast<u64>(1) << 62);
+}
+
+// D(64 x N, fp32) += A(64 x 16) * B(16 x N), both from shared memory; IS_HALF picks fp16.
+template <int N, bool IS_HALF> GCONV_DEVICE void wgmma_m64k16(float* d, u64 a, u64 b);
+template <> GCONV_DEVICE void wgmma_m64k16<64, false>(float* d, u64 a, u64 b) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+                 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%"
+                 "22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, "
+                 "%33, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+                   "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+                   "+f"(d[30]), "+f"(d[31])
+                 : "l"(a), "l"(b), "r"(1));
+}
+template <> GCONV_DEVICE void wgmma_m64k16<64, true>(float* d, u64 a, u64 b) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%"
+                 "22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, "
+                 "%33, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+                   "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+                   "+f"(d[30]), "+f"(d[31])
+                 : "l"(a), "l"(b), "r"(1));
+}
+template <> GCONV_DEVICE void wgmma_m64k16<128, false>(float* d, u64 a, u64 b) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%"
+        "24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%"
+        "46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, "
+        "%65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63])
+        : "l"(a), "l"(b), "r"(1));
+}
+template <> GCONV_DEVICE void wgmma_m64k16<128, true>(float* d, u64 a, u64 b) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%"
+        "24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%"
+        "46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, "
+        "%65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63])
+        : "l"(a), "l"(b), "r"(1));
+}
+template <> GCONV_DEVICE void wgmma_m64k16<256, false>(float* d, u64 a, u64 b) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%"
+        "24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%"
+        "46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%"
+        "68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%"
+        "90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%"
+        "110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127},"
+        " %128, "
+        "%129, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+          "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
+          "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
+          "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
+          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
+          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(a), "l"(b), "r"(1));
+}
+template <> GCONV_DEVICE void wgmma_m64k16<256, true>(float* d, u64 a, u64 b) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%"
+        "24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%"
+        "46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%"
+        "68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%"
+        "90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%"
+        "110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127},"
+        " %128, "
+        "%129, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+          "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
+          "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
+          "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
+          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
+          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(a), "l"(b), "r"(1));
+}
+
+// Byte offset of element k (< 64) of row `row` in a 128-byte-swizzled operand tile.
+GCONV_DEVICE int swizzled(int row, int k) {
+    return row * 128 + ((((k >> 3) ^ row) & 7) << 4) + (k & 7) * 2;
+}
+
+template <class S> GCONV_DEVICE void copy_tile(const S& s, u8* sa, u8* sb, int tile) {
+    typedef typename S::T T;
+    typedef typename S::MapA MapA;
+    typedef typename S::MapB MapB;
+    const int k0 = tile * S::TK;
+#pragma unroll
+    for (int i = 0; i < S::ITA; ++i) {
+        if (!MapA::active(s.t_load, i)) continue;
+        bool v;
+        const int k = S::a_k(s.t_load, i);
+        const T* src = s.a_src(i, k0 + k, v);
+        arch::copy_async<S::BYTES_A>(sa + swizzled(S::a_row(s.t_load, i), k), src, v);
+    }
+#pragma unroll
+    for (int i = 0; i < S::ITB; ++i) {
+        if (!MapB::active(s.t_load, i)) continue;
+        bool v;
+        const int k = S::b_k(s.t_load, i);
+        const T* src = s.b_src(i, k0 + k, v);
+        arch::copy_async<S::BYTES_B>(sb + swizzled(S::b_row(s.t_load, i), k), src, v);
+    }
+}
+#endif
+
+// The whole block: producer / consumer main loop, then the engine's epilogues.
+template <class S> GCONV_DEVICE void run(S& s) {
+#if !defined(GCONV_HAS_WGMMA)
+    static_assert(!S::WGMMA, "wgmma kernels (compv5 with a warpgroup warp tile) need sm_90a");
+#else
+    typedef typename S::OutT OutT;
+    (void)sizeof(OutT);
+    constexpr int STAGES = S::STAGES, CONSUMERS = S::CONSUMERS, RM = S::RM;
+    constexpr int A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
+    // The consumers release tile t-1 only once they hold tile t, so the producer may signal a
+    // tile at most STAGES-2 tiles after issuing it (more would deadlock): STAGES >= 3.
+    constexpr int LAG = STAGES - 2;
+    static_assert(STAGES >= 3, "the wgmma ring needs at least 3 stages");
+    static_assert(S::TK == 64 && S::ELEM == 2, "one 128-byte swizzled row per tile row");
+    static_assert(!S::A_MN && !S::B_MN, "the wgmma path takes K-major operands only");
+    const int tid = static_cast<int>(threadIdx.x);
+    const int warp = tid / 32, lane = tid % 32;
+    s.setup(tid);
+    if (!s.active()) return; // uniform per block
+    // mbarriers first, then the stages from the next 1024-byte boundary (swizzle atoms).
+    u8* raw = gconv_dynamic_smem;
+    const u32 raw_addr = arch::shared_address(raw);
+    const u32 bars = raw_addr; // full[s] at 8 s, empty[s] at 8 (STAGES + s)
+    const u32 tiles_addr = (raw_addr + 2 * STAGES * 8 + 1023) & ~1023u;
+    u8* tiles = raw + (tiles_addr - raw_addr);
+    if (tid == 0) {
+#pragma unroll
+        for (int st = 0; st < STAGES; ++st) {
+            mbar_init(bars + 8 * st, 128);
+            mbar_init(bars + 8 * (STAGES + st), 4 * CONSUMERS);
+        }
+        fence_barrier_init();
+    }
+    arch::barrier();
+    const int ktiles = s.tile_count();
+
+    // Each role is one branch (setmaxnreg: the producer's registers may not hold anything the
+    // consumers need later), so the epilogue runs inside the consumer branch.
+    if (warp < 4) {
+        if constexpr (CONSUMERS > 1) regs_dec<S::PRODUCER_REGS>();
+        for (int t = 0; t < ktiles; ++t) {
+            const int st = t % STAGES;
+            if (t >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((t / STAGES) - 1) & 1);
+            copy_tile(s, tiles + st * STAGE_BYTES, tiles + st * STAGE_BYTES + A_BYTES,
+                      s.tile_begin() + t);
+            arch::async_commit();
+            if (t >= LAG) {
+                arch::async_wait<LAG>();
+                fence_proxy_async();
+                mbar_arrive(bars + 8 * ((t - LAG) % STAGES));
+            }
+        }
+        arch::async_wait<0>();
+        fence_proxy_async();
+        for (int t = ktiles > LAG ? ktiles - LAG : 0; t < ktiles; ++t)
+            mbar_arrive(bars + 8 * (t % STAGES));
+    } else {
+        if constexpr (CONSUMERS > 1) regs_inc<S::CONSUMER_REGS>();
+        const int cw = warp - 4; // consumer warp index
+        float acc[S::ACC];
+#pragma unroll
+        for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
+        const int wg = cw / 4;
+        for (int t = 0; t < ktiles; ++t) {
+            const int st = t % STAGES;
+            mbar_wait(bars + 8 * st, (t / STAGES) & 1);
+            const u32 a_addr = tiles_addr + st * STAGE_BYTES;
+            const u32 b_addr = a_addr + A_BYTES;
+            mma_fence();
+#pragma unroll
+            for (int kk = 0; kk < 4; ++kk) {
+                const u64 db = descriptor(b_addr + kk * 32);
+#pragma unroll
+                for (int r = 0; r < RM; ++r)
+                    wgmma_m64k16<S::TN, S::IS_HALF>(
+                        acc + r * (S::TN / 2),
+                        descriptor(a_addr + (r * CONSUMERS + wg) * 64 * 128 + kk * 32), db);
+            }
+            mma_commit();
+            mma_wait<1>();
+            if (t > 0 && lane == 0) mbar_arrive(bars + 8 * (STAGES + (t - 1) % STAGES));
+        }
+        mma_wait<0>();
+#pragma unroll
+        for (int i = 0; i < S::ACC; ++i) fence_operand(acc[i]);
+
+        if constexpr (S::CSHUFFLE) {
+            // Every tile was consumed, so every copy into the ring has landed and every wgmma
+            // has finished reading it: stage C there. Only the consumers meet (named barrier 1).
+            consumer_barrier<S::CTHREADS>();
+            OutT* sc = reinterpret_cast<OutT*>(tiles);
+#pragma unroll
+            for (int idx = 0; idx < S::ACC; ++idx) {
+                int row, col;
+                gemm::coord<S>(idx, cw, 0, lane, row, col);
+                sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
+            }
+            consumer_barrier<S::CTHREADS>();
+            constexpr int VPR = S::TN / S::VC;
+            constexpr int TOTAL = S::TM * VPR;
+            const int ct = tid - 128;
+#pragma unroll
+            for (int i = 0; i < (TOTAL + S::CTHREADS - 1) / S::CTHREADS; ++i) {
+                const int idx = ct + i * S::CTHREADS;
+                if (TOTAL % S::CTHREADS != 0 && idx >= TOTAL) break;
+                const int row = idx / VPR, col = (idx % VPR) * S::VC;
+                if (!s.out_ok(row, col)) continue;
+                gemm::put<S, S::VC>(s.out_ptr(row, col), sc + row * S::LDC + col);
+            }
+        } else {
+            gemm::store_direct(s, acc, cw, 0, lane);
+        }
+    }
+#endif
+}
+
+} // namespace wgmma
+} // namespace gconv

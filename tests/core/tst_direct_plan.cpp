@@ -1,0 +1,216 @@
+// The direct pipeline's rules, support checks and launch geometry: its legal kernels, the GEMM
+// knobs it culls, the problems it takes (depthwise, small C/G) and those it rejects with a
+// reason, and grids that cover every output pixel and channel of the shipped pools' problems.
+#include "codegen/direct_plan.h"
+#include "codegen/launch_sequence.h"
+#include "config/arch_spec.h"
+#include "config/enumerate.h"
+#include "config/kernel_name.h"
+#include "config/rules.h"
+#include "config/trait_config.h"
+#include "problem/problem_set.h"
+#include "test_paths.h"
+
+#include <QRandomGenerator>
+#include <QtTest>
+
+using namespace gconv;
+
+namespace {
+
+// 4 warps of 32, 64 channels in vectors of 8: 8 channel lanes x 16 pixel lanes x 4 pixels.
+KernelConfig direct_base(Variant v = Variant::Forward) {
+    KernelConfig c;
+    c.variant = v;
+    c.pipeline = Pipeline::Direct;
+    c.wave_m = 4, c.wave_n = 1, c.wave_k = 1;
+    c.tile_n = 64, c.tile_k = 4, c.tile_m = 64;
+    if (v == Variant::BwdWeight) c.split_k_mode = SplitKMode::Atomic;
+    return c;
+}
+
+Problem depthwise(int64_t c, int64_t hw, int64_t f) {
+    Problem p;
+    p.N = 2, p.C = c, p.K = c, p.G = c, p.Hi = hw, p.Wi = hw, p.Y = f, p.X = f;
+    p.pad_h = p.pad_w = f / 2;
+    return p;
+}
+
+std::vector<std::string> rules_of(const KernelConfig& c, const char* arch = "sm_90") {
+    std::vector<std::string> out;
+    for (const auto& r : check_legality(c, default_arch_specs().get(arch), default_arch_specs()))
+        out.push_back(std::string(rule_id(r.rule)) + ": " + r.message);
+    return out;
+}
+
+QString joined(const std::vector<std::string>& v) {
+    QStringList l;
+    for (const auto& s : v) l << QString::fromStdString(s);
+    return l.join("\n");
+}
+
+} // namespace
+
+class TestDirectPlan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void base_configs_are_legal_in_every_direction() {
+        for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight})
+            QVERIFY2(rules_of(direct_base(v)).empty(),
+                     qPrintable(joined(rules_of(direct_base(v)))));
+    }
+
+    void gemm_knobs_are_culled_with_a_reason() {
+        struct Case {
+            const char* needle;
+            std::function<void(KernelConfig&)> change;
+        };
+        const std::vector<Case> cases = {
+            {"wave_n", [](KernelConfig& c) { c.wave_m = 2, c.wave_n = 2; }},
+            {"scheduler", [](KernelConfig& c) { c.scheduler = Scheduler::Interwave; }},
+            {"epilogue", [](KernelConfig& c) { c.epilogue = Epilogue::Direct; }},
+            {"warp tile", [](KernelConfig& c) { c.warp_tile_m = 16; }},
+            {"double_smem_buffer", [](KernelConfig& c) { c.double_smem_buffer = true; }},
+            {"num_groups_to_merge", [](KernelConfig& c) { c.num_groups_to_merge = 2; }},
+            {"split_image", [](KernelConfig& c) { c.split_image = true; }},
+            {"pad_m", [](KernelConfig& c) { c.pad_n = false; }},
+            {"vector_size_b", [](KernelConfig& c) { c.vector_size_b = 4; }},
+            {"tile_m", [](KernelConfig& c) { c.tile_m = 128; }},
+            {"channel lanes", [](KernelConfig& c) { c.tile_n = 2048, c.tile_m = 1; }},
+            {"accumulators", [](KernelConfig& c) { c.tile_k = 16, c.tile_m = 256; }},
+            {"split-K",
+             [](KernelConfig& c) { c.split_k = 4, c.split_k_mode = SplitKMode::Atomic; }},
+        };
+        for (const auto& k : cases) {
+            KernelConfig c = direct_base();
+            k.change(c);
+            const auto reasons = rules_of(c);
+            const QString all = joined(reasons);
+            QVERIFY2(all.contains("direct_pipeline: ") && all.contains(k.needle),
+                     qPrintable(QString("%1 -> %2").arg(k.needle, all)));
+        }
+        KernelConfig w = direct_base(Variant::BwdWeight);
+        w.split_k_mode = SplitKMode::TwoStage;
+        QVERIFY(joined(rules_of(w)).contains("atomically"));
+    }
+
+    void the_tile_relation_follows_the_warp_size() {
+        // 4 warps of 64 on gfx90a: 32 pixel lanes, so tile_m 64 is wrong there and 128 right.
+        QVERIFY(joined(rules_of(direct_base(), "gfx90a")).contains("tile_m"));
+        KernelConfig c = direct_base();
+        c.tile_m = 128;
+        QVERIFY2(rules_of(c, "gfx90a").empty(), qPrintable(joined(rules_of(c, "gfx90a"))));
+    }
+
+    void names_are_unique_and_round_trip() {
+        const KernelConfig c = direct_base(Variant::BwdWeight);
+        QCOMPARE(parse_kernel_name(kernel_name(c)), c);
+        KernelConfig gemm = c;
+        gemm.pipeline = Pipeline::CompV3;
+        QVERIFY(kernel_name(gemm) != kernel_name(c));
+    }
+
+    void supports_depthwise_and_small_groups_and_rejects_the_rest() {
+        auto* rng = QRandomGenerator::global();
+        const int64_t c = 8 * (1 + rng->bounded(40)), hw = 5 + rng->bounded(30);
+        const KernelConfig k = direct_base();
+        QVERIFY2(is_supported(k, depthwise(c, hw, 3)).ok,
+                 qPrintable(QString::fromStdString(is_supported(k, depthwise(c, hw, 3)).reason)));
+        Problem small = depthwise(128, hw, 3);
+        small.G = 32; // C/G = K/G = 4
+        QVERIFY(is_supported(k, small).ok);
+        auto reason = [&](Problem p) { return QString::fromStdString(is_supported(k, p).reason); };
+        Problem mult = depthwise(c, hw, 3);
+        mult.K = 2 * c; // channel multiplier 2
+        QVERIFY(reason(mult).startsWith("K/G"));
+        Problem cpg3 = depthwise(24, hw, 3);
+        cpg3.G = 8;
+        QVERIFY(reason(cpg3).contains("whole groups"));
+        Problem wide = depthwise(c, hw, 3);
+        wide.G = c / 8 / 2 > 0 && c % 16 == 0 ? c / 16 : 1; // C/G >= 16 > vector 8
+        QVERIFY(reason(wide).contains("vector_size_a") || reason(wide).startsWith("K/G"));
+        QVERIFY(reason(depthwise(c + 4, hw, 3)).contains("does not divide C"));
+        // A 31x31 depthwise filter over 64 channels stages 246 KB of fp32 weights.
+        QVERIFY(reason(depthwise(64, 40, 31)).contains("shared memory"));
+    }
+
+    void grids_cover_every_pixel_and_channel() {
+        auto* rng = QRandomGenerator::global();
+        for (int trial = 0; trial < 20; ++trial) {
+            const int f = 1 + 2 * rng->bounded(4);
+            Problem p = depthwise(8 * (1 + rng->bounded(30)), f + rng->bounded(40), f);
+            p.N = 1 + rng->bounded(4);
+            p.stride_h = p.stride_w = 1 + rng->bounded(2);
+            for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight}) {
+                const KernelConfig k = direct_base(v);
+                QVERIFY(is_supported(k, p).ok);
+                const LaunchPlan plan = plan_launch(k, p);
+                const int64_t lanes = 128 / 8;
+                const int64_t w = v == Variant::BwdData ? p.Wi : p.Wo();
+                const int64_t rows = v == Variant::BwdData ? p.N * p.Hi : p.N * p.Ho();
+                if (v == Variant::BwdWeight) {
+                    const int64_t taps = p.Y * p.X / direct_row_taps(k, p);
+                    QVERIFY(int64_t{plan.grid_x} * k.tile_m >= taps * rows * w);
+                    QCOMPARE(int64_t{plan.grid_x} % taps, 0);
+                    QCOMPARE(plan.shared_bytes, std::size_t{0});
+                } else {
+                    QVERIFY(int64_t{plan.grid_x} * lanes * k.tile_k >= rows * w);
+                    QVERIFY(int64_t(plan.grid_x - 1) * lanes * k.tile_k < rows * (w + k.tile_k));
+                    QCOMPARE(plan.shared_bytes, std::size_t(k.tile_n * p.Y * p.X * 4));
+                }
+                QVERIFY(int64_t{plan.grid_y} * k.tile_n >= p.C);
+                QVERIFY(int64_t(plan.grid_y - 1) * k.tile_n < p.C);
+                QCOMPARE(plan.block_threads, 128u);
+            }
+        }
+    }
+
+    void bwd_weight_zeroes_a_workspace_and_converts() {
+        const Problem p = depthwise(64, 14, 3);
+        const LaunchSequence bf16 = plan_sequence(direct_base(Variant::BwdWeight), p);
+        QCOMPARE(bf16.steps.size(), std::size_t{3});
+        QCOMPARE(bf16.steps[0].kind, LaunchStep::Kind::Memset);
+        QCOMPARE(bf16.workspace_bytes, std::size_t(p.weight_elements() * 4));
+        QCOMPARE(bf16.steps[2].kernel.entry, std::string("gconv_finish"));
+        KernelConfig f32 = direct_base(Variant::BwdWeight);
+        f32.dtype = DataType::FP32, f32.vector_size_a = f32.vector_size_b = f32.vector_size_c = 4;
+        f32.tile_n = 32, f32.warp_tile_k = 4;
+        const LaunchSequence s = plan_sequence(f32, p);
+        QCOMPARE(s.steps.size(), std::size_t{2});
+        QCOMPARE(s.steps[0].memset.buffer, LaunchBuffer::Weight);
+    }
+
+    void shipped_direct_pools_run_the_depthwise_validation_shapes() {
+        const auto& specs = default_arch_specs();
+        for (const char* dir : {"forward", "bwd_data", "bwd_weight"}) {
+            const auto traits = load_trait_config(
+                test::source_path(QString("configs/%1_direct.json").arg(dir)).toStdString());
+            const auto pool = enumerate_pool(traits, specs.get("sm_90"), specs);
+            QVERIFY(pool.kernels.size() >= 10 && pool.kernels.size() <= 30);
+            for (const char* nd : {"2d", "3d"}) {
+                const auto set = load_problem_set(
+                    test::source_path(QString("problems/%1_%2_test_validation.json").arg(dir, nd))
+                        .toStdString());
+                int depthwise_shapes = 0, covered = 0;
+                for (const auto& p : set.problems) {
+                    if (p.G != p.C || p.K != p.C) continue;
+                    ++depthwise_shapes;
+                    for (const auto& k : pool.kernels)
+                        if (is_supported(k, p).ok) {
+                            ++covered;
+                            break;
+                        }
+                }
+                QVERIFY2(depthwise_shapes > 0 && covered == depthwise_shapes,
+                         qPrintable(QString("%1 %2: %3 of %4")
+                                        .arg(dir, nd)
+                                        .arg(covered)
+                                        .arg(depthwise_shapes)));
+            }
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDirectPlan)
+#include "tst_direct_plan.moc"

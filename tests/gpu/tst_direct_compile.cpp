@@ -1,0 +1,93 @@
+// The direct-convolution kernels (gconv_direct.h) of every direction, data type and spatial
+// rank, with each vector width, compile for sm_90 through hipRTC -> NVRTC and for gfx90a
+// through ROCm's hipRTC. No GPU is needed.
+#include "codegen/direct_plan.h"
+#include "config/kernel_name.h"
+#include "jit/amd_hiprtc.h"
+#include "jit/compiler.h"
+#include "jit/kernel_build.h"
+
+#include <QtTest>
+
+#include <functional>
+
+using namespace gconv;
+
+namespace {
+
+// A legal direct config for warp size `warp`: tile_n channels, `warps` warps, tile_k pixels.
+KernelConfig direct_config(Variant v, DataType dt, int nd, int vec, int warp) {
+    KernelConfig c;
+    c.variant = v, c.dtype = dt, c.ndim_spatial = nd;
+    c.pipeline = Pipeline::Direct;
+    c.vector_size_a = c.vector_size_b = c.vector_size_c = vec;
+    c.wave_m = 2, c.wave_n = 1, c.wave_k = 1;
+    const Triple wt = direct_warp_tile(dt);
+    c.warp_tile_m = wt[0], c.warp_tile_n = wt[1], c.warp_tile_k = wt[2];
+    c.tile_n = 8 * vec;
+    c.tile_k = v == Variant::BwdWeight ? 16 : 4;
+    c.tile_m = (2 * warp / 8) * c.tile_k;
+    if (v == Variant::BwdWeight) c.split_k_mode = SplitKMode::Atomic;
+    return c;
+}
+
+std::vector<KernelConfig> all_configs(int warp) {
+    std::vector<KernelConfig> out;
+    for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight})
+        for (DataType dt : {DataType::BF16, DataType::FP16, DataType::FP32})
+            for (int nd : {2, 3})
+                for (int vec : {16 / element_bytes(dt), 2})
+                    out.push_back(direct_config(v, dt, nd, vec, warp));
+    return out;
+}
+
+} // namespace
+
+class TestDirectCompile : public QObject {
+    Q_OBJECT
+
+    void compile_all(const char* arch, int warp,
+                     const std::function<jit::CompileResult(const jit::CompileRequest&)>& compile) {
+        QStringList failures;
+        int compiled = 0;
+        for (const auto& config : all_configs(warp)) {
+            const auto result = compile(jit::kernel_compile_request(config, arch));
+            ++compiled;
+            if (!result.ok || result.code.empty())
+                failures << QString::fromStdString(kernel_name(config) + ":\n" +
+                                                   jit::log_head(result.log, 12));
+        }
+        qInfo("%s: %d direct kernels compiled", arch, compiled);
+        QCOMPARE(compiled, 36);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+    }
+
+private slots:
+    void sm90_direct_kernels_compile() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        compile_all("sm_90", 32, [](const jit::CompileRequest& r) { return jit::compile(r); });
+    }
+
+    void gfx90a_direct_kernels_compile() {
+        if (!jit::AmdHiprtc::available()) {
+            if (qEnvironmentVariableIsSet("GCONV_REQUIRE_AMD_COMPILE"))
+                QFAIL("GCONV_REQUIRE_AMD_COMPILE is set but no ROCm hipRTC can be loaded");
+            QSKIP("no ROCm hipRTC library to load");
+        }
+        jit::AmdHiprtc hiprtc;
+        compile_all("gfx90a", 64, [&](const jit::CompileRequest& r) { return hiprtc.compile(r); });
+    }
+
+    void a_broken_direct_source_fails() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        auto request = jit::kernel_compile_request(
+            direct_config(Variant::Forward, DataType::BF16, 2, 8, 32), "sm_90");
+        request.source += "\nstatic_assert(gconv::direct::kPipelineCode == 0, \"wrong code\");\n";
+        QVERIFY(!jit::compile(request).ok);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDirectCompile)
+#include "tst_direct_compile.moc"
