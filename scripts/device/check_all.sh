@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# One device call over the whole tree: build once, then the parts named in GCONV_ONLY (default
+# all, in this order), each under its own time limit, results under $OUT/<part>/:
+#   overhead   scripts/device/sweep_overhead.sh without the fresh-worker runs (issue 4 figures)
+#   wgmma      scripts/device/verify_wgmma.sh (verify the wgmma pools, time them against cuDNN)
+#   backward   a sample of every backward pool (GCONV_BACKWARD_KERNELS kernels each, default 48)
+#              verified on its 2D / 3D test_validation set
+#   classes    every forward / backward bf16 pool on the 2D and 3D baseline shapes with cuDNN in
+#              the same run, then `report.py --classes` over all of them (best of all pools)
+#   gpu_tests  scripts/device/gpu_tests.sh (the Qt Test GPU suites; carry .qt)
+# usage (on the GPU machine, carry .deps [and .qt]): GCONV_ONLY=overhead,wgmma scripts/device/check_all.sh
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+out=${OUT:-/tmp/gconv-out}
+mkdir -p "$out"
+t0=$(date +%s)
+scripts/device/build.sh gconv-bench gconv-worker > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+bench=build/device/app/gconv-bench
+export GCONV_CACHE_DIR=/tmp/gconv-cache
+IFS=, read -ra parts <<< "${GCONV_ONLY:-overhead,wgmma,backward,classes,gpu_tests}"
+limit() { local v="GCONV_LIMIT_${1^^}"; echo "${!v:-$2}"; } # seconds per part, GCONV_LIMIT_<PART>
+
+backward() {
+  local n=${GCONV_BACKWARD_KERNELS:-48} variant cfg set
+  for cfg in bwd_data bwd_weight bwd_data_3d bwd_weight_3d bwd_data_fp16 bwd_weight_fp16 bwd_data_fp32 bwd_weight_fp32 bwd_data_direct bwd_weight_direct; do
+    case $cfg in bwd_data*) variant=bwd_data ;; *) variant=bwd_weight ;; esac
+    case $cfg in *_3d) set=${variant}_3d_test_validation ;; *_direct) set=${variant}_2d_test_validation,${variant}_3d_test_validation ;; *) set=${variant}_2d_test_validation ;; esac
+    $bench --variant $variant --arch auto --progress none --kernel-timeout 10 --warmup 1 --repeat 2 --batch-size 400 \
+      --max-kernels $n --config configs/$cfg.json --problems $set --output "$1/verify_$cfg.csv" 2>&1 | tail -1
+  done
+  python3 bench/report.py "$1"/verify_*.csv
+}
+
+classes() {
+  local d v cfg
+  for v in forward bwd_data bwd_weight; do
+    for d in 2d 3d; do
+      local pools
+      case $v in
+        forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_direct_mma forward_direct"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_direct" ;;
+        *) pools="$v ${v}_direct"; [ $d = 3d ] && pools="${v}_3d ${v}_direct" ;;
+      esac
+      for cfg in $pools; do
+        [ -f configs/$cfg.json ] || continue
+        $bench --variant $v --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
+          --baseline cudnn --config configs/$cfg.json --problems-file bench/baselines/baseline_${v}_$d.json \
+          --output "$1/base_${v}_${d}_$cfg.csv" 2>&1 | tail -1
+      done
+    done
+  done
+  python3 bench/report.py --classes --shapes --markdown "$1"/base_*.csv | tee "$1/classes.md"
+  python3 bench/report.py --best "$1"/base_*.csv > "$1/best.md"
+}
+
+for part in "${parts[@]}"; do
+  t=$(date +%s)
+  mkdir -p "$out/$part"
+  echo "== $part"
+  case $part in
+    overhead) OUT="$out/$part" GCONV_SKIP_FRESH=1 timeout "$(limit $part 120)" scripts/device/sweep_overhead.sh ;;
+    wgmma) OUT="$out/$part" timeout "$(limit $part 150)" scripts/device/verify_wgmma.sh ;;
+    backward) export -f backward; export bench; timeout "$(limit $part 150)" bash -c "backward '$out/$part'" ;;
+    classes) export -f classes; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
+    gpu_tests) OUT="$out/$part" timeout "$(limit $part 200)" scripts/device/gpu_tests.sh ;;
+    *) echo "check_all.sh: unknown part '$part'" >&2; exit 2 ;;
+  esac
+  echo "== $part: rc $?, $(( $(date +%s) - t )) s"
+done
+echo "total: $(( $(date +%s) - t0 )) s"
