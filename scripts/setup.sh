@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev
   libamdhip64-dev libhiprtc-builtins5
   xvfb xauth
+  slurm-wlm # slurmctld + slurmd for the test of scripts/slurm/ (tests/scripts/test_slurm_sweep.sh)
 )
 
 missing=()

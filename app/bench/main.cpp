@@ -20,15 +20,16 @@
 #include "sweep/bench_runner.h"
 #include "sweep/progress_reporter.h"
 #include "sweep/shard.h"
+#include "sweep_devices.h"
 #include "util/build_info.h"
 #include "util/cli_args.h"
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/sha256.h"
+#include "worker_query.h"
 
 #include <unistd.h>
 
-#include <array>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -99,7 +100,15 @@ CliArgs make_cli() {
              "given 1/N..N/N cover every cell once; only the shard's kernels are built; join the "
              "CSVs with gconv-bench merge",
              "1/1"},
-            {"--devices", "LIST", "GPU indices to use (one GPU today)", "0"},
+            {"--devices", "LIST",
+             "the GPUs to run on: all (every visible one) or indices such as 0,1 (as the "
+             "platform numbers what gconv-bench sees); each GPU runs its workers one at a time "
+             "(given only that GPU through CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), an idle "
+             "GPU takes the next batch, all write one CSV whose device_index column names the "
+             "GPU; GPUs of different models are refused unless --allow-mixed",
+             "device 0 of those visible"},
+            {"--allow-mixed", "",
+             "with --devices: run on GPUs of different models (of one architecture) anyway", ""},
             {"--progress", "MODE",
              "bar (a terminal progress bar), jsonl (one JSON event per line on stdout) or none",
              "bar"},
@@ -118,9 +127,13 @@ const char* k_details = "Phases: build (enumerate, filter, compile in parallel t
                         "gconv-worker process, one at a\n"
                         "time per GPU; a crash marks only the cell in flight, a hang past "
                         "--kernel-timeout is killed and\n"
-                        "marked timeout). Every row is flushed as written; the workers' stderr "
-                        "goes to FILE.csv.worker.log and\n"
-                        "provenance to FILE.csv.meta.json.\n\n"
+                        "marked timeout; with --devices each GPU runs its own workers and an idle "
+                        "GPU takes the next batch\n"
+                        "of one queue, docs/scale-out.md). Every row is flushed as written; the "
+                        "workers' stderr goes to\n"
+                        "FILE.csv.worker.log (FILE.csv.gpu<I>.worker.log per GPU with several "
+                        "--devices) and provenance to\n"
+                        "FILE.csv.meta.json.\n\n"
                         "exit status: 0 sweep finished (failed cells are rows, not errors), 1 bad "
                         "input or a failed phase,\n"
                         "2 bad command line, 128 + signal (130 SIGINT, 143 SIGTERM) stopped: the "
@@ -160,42 +173,32 @@ fs::path self_dir() {
     return ec ? fs::current_path() : exe.parent_path();
 }
 
-// The GPU is asked about in a child process, so this one never initialises a GPU runtime.
-// `what` is the worker's flag: --query (device facts) or --ceilings (measured ceilings).
-nlohmann::json ask_worker(const std::string& worker, int device, const std::string& what) {
-    const std::string command =
-        "'" + worker + "' " + what + " --device " + std::to_string(device) + " </dev/null 2>&1";
-    std::FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) throw Error("cannot start " + worker + " " + what);
-    std::string text;
-    std::array<char, 4096> buffer{};
-    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
-        text.append(buffer.data(), n);
-    const int status = ::pclose(pipe);
-    if (status != 0)
-        throw Error("asking the GPU through " + worker + " " + what + " failed:\n" + text);
-    try {
-        return nlohmann::json::parse(text);
-    } catch (const std::exception&) {
-        throw Error(worker + " " + what + " answered garbage:\n" + text);
-    }
-}
-
-nlohmann::json query_device(const std::string& worker, int device) {
-    return ask_worker(worker, device, "--query");
-}
-
 // The sidecar's "ceilings": what the share-of-ceiling columns of bench/report.py divide by,
 // measured on this run's device by a short worker of its own before the benchmark phase (so
 // the sweep's workers stay as they are, and the GPU is idle while it is measured).
-nlohmann::json measure_ceilings(const std::string& worker, int device) {
-    const nlohmann::json c = ask_worker(worker, device, "--ceilings");
+nlohmann::json measure_ceilings(const std::string& worker, const SweepDevices& devices) {
+    const nlohmann::json c =
+        ask_worker(worker, {"--ceilings", "--device", std::to_string(devices.worker_device(0))},
+                   devices.environment(0));
     nlohmann::json out = {{"copy_gbps", c.value("copy_gbps", nlohmann::json())},
                           {"matmul_bf16_tflops", c.value("matmul_bf16_tflops", nlohmann::json())},
                           {"how", c.value("how", "")}};
     for (const char* key :
          {"copy_kernel_gbps", "memcpy_gbps", "copy_bytes", "matmul_library", "notes", "device"})
         if (c.contains(key)) out[key] = c[key];
+    return out;
+}
+
+// Per GPU of the benchmark phase: what the summary event and the sidecar's "benchmark" say.
+nlohmann::json slot_summaries(const BenchSummary& s) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const BenchSlotSummary& slot : s.gpus)
+        out.push_back({{"device", slot.device_index},
+                       {"batches", slot.batches},
+                       {"rows_written", slot.rows_written},
+                       {"cells_measured", slot.cells_measured},
+                       {"workers_started", slot.workers_started},
+                       {"busy_s", slot.busy_s}});
     return out;
 }
 
@@ -208,6 +211,8 @@ struct Sweep {
     Variant variant = Variant::Forward;
     std::string output, config_path, arch, worker;
     nlohmann::json device = nlohmann::json::object();
+    std::optional<std::vector<int>> wanted_devices; // --devices; nullopt with all
+    SweepDevices devices;
     std::unique_ptr<ProgressReporter> progress;
     nlohmann::json provenance;
     ShardSpec shard;
@@ -239,8 +244,15 @@ struct Sweep {
         if (schema != "full" && schema != "seed") return usage("--csv-schema takes full or seed");
         if (schema == "seed" && cli.has("--resume"))
             return usage("--resume needs --csv-schema full (it reads content keys)");
-        if (cli.get_or("--devices", "0").find(',') != std::string::npos)
-            return usage("--devices: one GPU per sweep today (several GPUs come with scale-out)");
+        if (auto text = cli.get("--devices")) {
+            try {
+                wanted_devices = parse_device_indices(*text);
+            } catch (const DeviceChoiceError& e) {
+                return usage(e.what());
+            }
+        } else if (cli.has("--allow-mixed")) {
+            return usage("--allow-mixed goes with --devices");
+        }
         if (auto text = cli.get("--shard")) {
             try {
                 shard = parse_shard(*text);
@@ -378,18 +390,28 @@ struct Sweep {
         provenance["git_commit"] = git_commit();
         provenance["start_time"] = utc_timestamp_now();
         provenance["variant"] = std::string(to_string(variant));
-        const int device_index = int(cli.get_int("--devices", 0, 0, 1024));
         arch = cli.get_or("--arch", "auto");
         if (arch == "auto" || !cli.has("--build-only")) {
-            // The benchmark phase needs the device's identity even when the arch is given.
-            try {
-                device = query_device(worker, device_index);
-            } catch (const Error& e) {
-                if (arch == "auto") throw;
-                progress->message("warning", e.what());
+            // The benchmark phase needs the devices' identity even when the arch is given.
+            if (cli.has("--devices")) {
+                try {
+                    devices = listed_devices(worker, wanted_devices, cli.has("--allow-mixed"));
+                } catch (const DeviceChoiceError& e) {
+                    return usage(e.what());
+                }
+                device = devices.first();
+            } else {
+                try {
+                    devices = default_device(worker);
+                    device = devices.first();
+                } catch (const Error& e) {
+                    if (arch == "auto") throw;
+                    progress->message("warning", e.what());
+                }
             }
             if (arch == "auto") arch = device.value("arch", "");
         }
+        if (devices.chosen.empty()) devices.chosen.push_back({0, "0", nlohmann::json::object()});
         provenance["device"] = device;
         provenance["arch"] = arch;
         const ArchSpecs& specs = default_arch_specs();
@@ -447,7 +469,7 @@ struct Sweep {
         plan.variant = std::string(to_string(variant));
         plan.dtype = dtype;
         plan.arch = arch;
-        plan.device = device.value("name", "");
+        plan.device = devices_label(devices);
         plan.toolchain = built.toolchain;
         plan.warmup = int(cli.get_int("--warmup", 3, 0, 10000));
         plan.repeat = int(cli.get_int("--repeat", 10, 1, 100000));
@@ -468,8 +490,10 @@ struct Sweep {
         plan.cells = cells;
 
         BenchOptions options;
-        options.worker_command = {worker, "--device", std::to_string(device_index)};
+        options.worker_command = {worker, "--device", std::to_string(devices.worker_device(0))};
         options.worker_log = output + ".worker.log";
+        options.gpus = benchmark_slots(devices, output);
+        provenance["devices"] = devices_provenance(devices, options.gpus);
         options.batch_size = std::size_t(cli.get_int("--batch-size", 20, 1, 1 << 20));
         options.batches_per_worker =
             std::size_t(cli.get_int("--batches-per-worker", 0, 0, 1 << 30));
@@ -510,7 +534,7 @@ struct Sweep {
         }
         if (cli.has("--ceilings") || plan.baseline != "none") {
             try {
-                provenance["ceilings"] = measure_ceilings(worker, device_index);
+                provenance["ceilings"] = measure_ceilings(worker, devices);
             } catch (const Error& e) {
                 progress->message("warning", e.what());
                 provenance["ceilings"] = {{"copy_gbps", nullptr},
@@ -540,7 +564,9 @@ struct Sweep {
                                    {"gpu_busy_share", s.gpu_busy_share},
                                    {"overhead_per_cell_ms", s.overhead_per_cell_ms},
                                    {"overhead_per_batch_ms", s.overhead_per_batch_ms},
-                                   {"in_cell_overhead_ms", s.in_cell_overhead_ms}};
+                                   {"in_cell_overhead_ms", s.in_cell_overhead_ms},
+                                   {"devices", slot_summaries(s)}};
+        provenance["devices"] = devices_provenance(devices, options.gpus, &s);
         for (const auto& w : s.warnings) progress->message("warning", w);
         if (s.stopped) return stopped(provenance["benchmark"]);
         write_provenance("finished");

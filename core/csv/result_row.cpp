@@ -61,7 +61,8 @@ bool ResultRow::operator==(const ResultRow& o) const {
            same_number(latency_median_ms, o.latency_median_ms) && same_number(cv, o.cv) &&
            same_number(gbps, o.gbps) && same_number(baseline_ms, o.baseline_ms) &&
            same_number(speedup, o.speedup) && error == o.error && variant == o.variant &&
-           dtype == o.dtype && arch == o.arch && device == o.device && toolchain == o.toolchain &&
+           dtype == o.dtype && arch == o.arch && device == o.device &&
+           device_index == o.device_index && toolchain == o.toolchain &&
            content_key == o.content_key && problem_key == o.problem_key && set == o.set &&
            warmup == o.warmup && repeat == o.repeat && timestamp == o.timestamp;
 }

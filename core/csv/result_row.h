@@ -49,6 +49,9 @@ struct ResultRow {
     std::string dtype;
     std::string arch;
     std::string device;
+    // The GPU that ran the cell, as named to gconv-bench --devices (its index among the
+    // devices the sweep saw); empty for a cell no GPU ran (compile_error, unsupported).
+    std::string device_index;
     std::string toolchain;
     std::string content_key;
     std::string problem_key;

@@ -154,6 +154,7 @@ std::vector<ResultColumn> make_columns() {
                      }},
         GCONV_TEXT(arch, in_full, true),
         GCONV_TEXT(device, in_full, true),
+        GCONV_TEXT(device_index, in_full, true),
         GCONV_TEXT(toolchain, in_full, true),
         GCONV_TEXT(content_key, in_full, false),
         GCONV_TEXT(problem_key, in_full, true),

@@ -4,6 +4,9 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace gconv::gpu {
 namespace {
 
@@ -27,6 +30,46 @@ std::string nvidia_arch_name(int major, int minor) {
 
 std::string amd_arch_name(const std::string& gcn_arch_name) {
     return gcn_arch_name.substr(0, gcn_arch_name.find(':'));
+}
+
+const char* platform_name() {
+#if defined(GCONV_HIP_PLATFORM_AMD)
+    return "amd";
+#else
+    return "nvidia";
+#endif
+}
+
+const char* visibility_variable() {
+#if defined(GCONV_HIP_PLATFORM_AMD)
+    return "HIP_VISIBLE_DEVICES";
+#else
+    return "CUDA_VISIBLE_DEVICES";
+#endif
+}
+
+std::string kernel_driver_version() {
+#if defined(GCONV_HIP_PLATFORM_AMD)
+    std::ifstream in("/sys/module/amdgpu/version");
+    std::string version;
+    std::getline(in, version);
+    return version;
+#else
+    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 30 ..." or
+    // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build ...":
+    // the first word after "Kernel Module" made of digits and dots.
+    std::ifstream in("/proc/driver/nvidia/version");
+    std::string line;
+    std::getline(in, line);
+    const auto at = line.find("Kernel Module");
+    if (at == std::string::npos) return "";
+    std::istringstream words(line.substr(at));
+    for (std::string word; words >> word;)
+        if (word.find('.') != std::string::npos &&
+            word.find_first_not_of("0123456789.") == std::string::npos)
+            return word;
+    return "";
+#endif
 }
 
 int device_count() {
@@ -81,6 +124,9 @@ DeviceInfo query(int index) {
     info.memory_clock_khz = attribute(hipDeviceAttributeMemoryClockRate, index, "MemoryClockRate");
     GCONV_HIP_CHECK(hipDriverGetVersion(&info.driver_version));
     GCONV_HIP_CHECK(hipRuntimeGetVersion(&info.runtime_version));
+    char bus_id[64] = {};
+    if (hipDeviceGetPCIBusId(bus_id, int(sizeof bus_id), index) == hipSuccess)
+        info.pci_bus_id = bus_id;
     return info;
 }
 

@@ -23,7 +23,17 @@ struct DeviceInfo {
     std::size_t memory_bytes = 0;
     int driver_version = 0;
     int runtime_version = 0;
+    std::string pci_bus_id; // "0000:1b:00.0": which physical GPU, whatever the visibility
 };
+
+// The platform the runtime was built for: "nvidia" or "amd", and the environment variable
+// that restricts which GPUs a process sees (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES).
+const char* platform_name();
+const char* visibility_variable();
+
+// The kernel driver's version ("580.95.05" from /proc/driver/nvidia/version, or
+// /sys/module/amdgpu/version); empty when it cannot be read.
+std::string kernel_driver_version();
 
 // Number of visible devices; 0 (not an exception) when the runtime finds no device or no
 // driver, so that callers can skip GPU work cleanly.

@@ -1,7 +1,9 @@
 #pragma once
 // The benchmark phase of a sweep: runs cells (kernel x problem) in gconv-worker processes, one
 // worker per batch of cells of one problem, and turns every cell into exactly one ResultRow,
-// whatever the worker does (crash, hang, garbage, early exit). See docs/worker-protocol.md.
+// whatever the worker does (crash, hang, garbage, early exit). With several GPUs (slots), each
+// GPU runs its workers one at a time and takes the next batch from one queue when it is idle.
+// See docs/worker-protocol.md.
 #include "csv/csv_writer.h"
 #include "csv/result_row.h"
 
@@ -85,6 +87,15 @@ private:
     std::function<void(const BenchProgress&)> on_progress_;
 };
 
+// One GPU of the benchmark phase: its workers run one at a time, each started with the slot's
+// environment (e.g. CUDA_VISIBLE_DEVICES=1), and the rows they measure name the slot's device.
+struct BenchSlot {
+    std::string device_index; // the rows' device_index column: the GPU as named to --devices
+    std::string device;       // the rows' device column (its name); empty: BenchPlan::device
+    std::vector<std::string> environment; // NAME=VALUE on top of BenchOptions::worker_environment
+    std::filesystem::path worker_log;     // its workers' stderr; empty: BenchOptions::worker_log
+};
+
 struct BenchOptions {
     std::vector<std::string> worker_command;     // argv of gconv-worker (argv[0] = its path)
     std::vector<std::string> worker_environment; // NAME=VALUE added to the worker's environment
@@ -99,12 +110,25 @@ struct BenchOptions {
     std::chrono::milliseconds terminate_grace{500}; // SIGTERM to SIGKILL
     // Returns a reason when the kernel cannot run the problem: recorded as unsupported, not run.
     std::function<std::optional<std::string>(const BenchPlan&, const BenchCell&)> unsupported;
+    // The GPUs (one slot each), each taking the next batch when idle; empty: one slot with no
+    // device_index. Their logs must differ (a crash row quotes the tail of its worker's log).
+    std::vector<BenchSlot> gpus;
     // Content keys already in the output (resume): those cells are skipped.
     std::unordered_set<std::string> done_keys;
     // When it becomes true (e.g. from a signal handler), the phase stops within ~100 ms: the
     // worker in flight is killed, its cell gets no row (a resume re-runs it), no new worker
     // starts, and run_benchmarks returns with BenchSummary::stopped set.
     const std::atomic<bool>* stop = nullptr;
+};
+
+// What one slot (GPU) did.
+struct BenchSlotSummary {
+    std::string device_index;
+    size_t batches = 0;
+    size_t workers_started = 0;
+    size_t rows_written = 0;   // rows of cells that went to this slot's workers
+    size_t cells_measured = 0; // results received from its workers
+    double busy_s = 0;         // sum of its batches' spans
 };
 
 struct BenchSummary {
@@ -131,11 +155,14 @@ struct BenchSummary {
     double overhead_per_batch_ms = 0;
     // Within cells: span minus timed GPU (warm-up, verification, allocation, event sync).
     double in_cell_overhead_ms = 0;
-    double gpu_busy_share = 0; // timed GPU / wall
+    double gpu_busy_share = 0;          // timed GPU / (wall x slots)
+    std::vector<BenchSlotSummary> gpus; // in the order of BenchOptions::gpus
 };
 
 // Cell order in the output: resumed and unsupported cells first (no work), then batches
-// grouped by problem in order of first appearance, cells in plan order within a problem.
+// grouped by problem in order of first appearance, cells in plan order within a problem; with
+// several slots the batches run side by side, so their rows interleave (each row is written
+// whole). The sink is called from one thread at a time, not always the caller's.
 BenchSummary run_benchmarks(const BenchPlan& plan, const BenchOptions& options, ResultSink& sink);
 
 // The content key of a cell (kernel name, problem key, arch, toolchain).

@@ -101,7 +101,8 @@ MergeReport merge_results(const std::vector<fs::path>& inputs, const fs::path& o
         const std::string meta = sidecar_path(input);
         if (fs::exists(meta, ec)) {
             const nlohmann::json sidecar = read_json_file(meta);
-            for (const char* key : {"state", "shard", "device", "start_time", "end_time"})
+            for (const char* key :
+                 {"state", "shard", "device", "devices", "start_time", "end_time"})
                 if (sidecar.contains(key)) entry[key] = sidecar[key];
             if (sidecar.value("state", "") != "finished")
                 report.warnings.push_back(meta + ": state is " +

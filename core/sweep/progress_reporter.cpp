@@ -81,6 +81,7 @@ nlohmann::json cell_event_details(const ResultRow* row) {
     if (has_value(row->latency_ms)) details["latency_ms"] = row->latency_ms;
     if (has_value(row->tflops)) details["tflops"] = row->tflops;
     if (!row->error.empty()) details["error"] = row->error;
+    if (!row->device_index.empty()) details["device"] = row->device_index;
     details["row"] = result_row_to_json(*row);
     return details;
 }

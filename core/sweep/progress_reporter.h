@@ -38,8 +38,9 @@ private:
 };
 
 // The fields of the `cell` event for a written row: kernel, problem_idx, status, latency_ms,
-// tflops, error when present, and `row` (every column of the full CSV form as the CSV writes it,
-// csv/result_row_json.h); for a cell skipped by --resume (null): status "resumed" only.
+// tflops, error and device (the GPU's device_index) when present, and `row` (every column of the
+// full CSV form as the CSV writes it, csv/result_row_json.h); for a cell skipped by --resume
+// (null): status "resumed" only.
 nlohmann::json cell_event_details(const ResultRow* row);
 // A row counts towards `failures` unless it is ok or unsupported.
 bool counts_as_failure(const ResultRow& row);

@@ -37,8 +37,13 @@ for arg in "$@"; do
     esac
 done
 mkdir -p "$out_dir"
+# The jobs start in OUT_DIR, on another node: relative paths would point elsewhere there.
+out_dir="$(cd "$out_dir" && pwd)"
+[[ "$bench" == */* ]] && bench="$(cd "$(dirname "$bench")" && pwd)/$(basename "$bench")"
 
-export GCONV_BENCH="$bench" GCONV_OUT_DIR="$out_dir" GCONV_BENCH_ARGS="$*"
+# Each argument quoted as a shell word, so one with blanks (a --filter) reaches gconv-bench whole.
+GCONV_BENCH_ARGS="$(printf '%q ' "$@")"
+export GCONV_BENCH="$bench" GCONV_OUT_DIR="$out_dir" GCONV_BENCH_ARGS
 # shellcheck disable=SC2086  # sbatch_opts is a list of words on purpose
 array_job=$(sbatch --parsable --export=ALL --array=1-"$shards" --chdir="$out_dir" $sbatch_opts \
     "$here/gconv-sweep.sbatch")

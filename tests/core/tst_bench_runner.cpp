@@ -3,6 +3,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <fstream>
 #include <map>
@@ -262,6 +264,171 @@ private slots:
         for (const auto& r : sink.rows) {
             QCOMPARE(r.status, CellStatus::Error);
             QVERIFY2(QString::fromStdString(r.error).contains("no-such-worker"), r.error.c_str());
+        }
+    }
+
+    // Slots as gconv-bench --devices makes them: the fake host has `n` GPUs, slot i's workers
+    // see only GPU i through CUDA_VISIBLE_DEVICES.
+    BenchOptions slot_options(int n, const QString& device_log, int delay_ms = 5) {
+        BenchOptions o = options(5.0, 3);
+        std::string names;
+        for (int i = 0; i < n; ++i) names += (i ? "," : "") + std::string("Fake GPU");
+        o.worker_environment = {"GCONV_FAKE_DEVICES=" + names,
+                                "GCONV_FAKE_DEVICE_LOG=" + device_log.toStdString(),
+                                "GCONV_FAKE_DELAY_MS=" + std::to_string(delay_ms)};
+        for (int i = 0; i < n; ++i) {
+            BenchSlot slot;
+            slot.device_index = std::to_string(i);
+            slot.device = "Fake GPU #" + std::to_string(i);
+            slot.environment = {"CUDA_VISIBLE_DEVICES=" + std::to_string(i)};
+            slot.worker_log = dir.filePath(QString("slot%1.log").arg(i)).toStdString();
+            o.gpus.push_back(slot);
+        }
+        return o;
+    }
+
+    // "<cell id> -> host device" as the fake workers logged it.
+    static std::map<long long, std::string> devices_that_ran(const QString& device_log) {
+        std::ifstream in(device_log.toStdString());
+        std::map<long long, std::string> ran;
+        std::string device, visible, kernel;
+        long long cell = 0;
+        while (in >> device >> visible >> cell >> kernel) ran[cell] = device;
+        return ran;
+    }
+
+    void severalSlotsShareOneQueue() {
+        const int kernels = 7, problems = 6;
+        BenchPlan plan = make_plan(kernels, problems, {}, rng);
+        const QString device_log = dir.filePath("devices.log");
+        QFile::remove(device_log);
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, slot_options(3, device_log), sink);
+        check_each_cell_once(plan, sink.rows);
+        // Each row names the GPU that ran it, which is the one its worker ran on.
+        const auto ran = devices_that_ran(device_log);
+        QCOMPARE(ran.size(), plan.cells.size());
+        std::map<std::string, size_t> rows_per_device;
+        for (const auto& r : sink.rows) {
+            QCOMPARE(r.status, CellStatus::Ok);
+            QCOMPARE(r.device, "Fake GPU #" + r.device_index);
+            ++rows_per_device[r.device_index];
+        }
+        for (size_t i = 0; i < plan.cells.size(); ++i) {
+            const auto row = std::find_if(sink.rows.begin(), sink.rows.end(), [&](const auto& r) {
+                return r.content_key == cell_content_key(plan, plan.cells[i]);
+            });
+            QCOMPARE(row->device_index, ran.at(static_cast<long long>(i)));
+        }
+        // Every GPU took batches from the one queue, and the summary adds up per GPU.
+        QCOMPARE(s.gpus.size(), size_t(3));
+        size_t batches = 0, rows = 0;
+        for (const auto& slot : s.gpus) {
+            QVERIFY2(slot.batches > 0, slot.device_index.c_str());
+            QCOMPARE(slot.rows_written, rows_per_device[slot.device_index]);
+            QCOMPARE(slot.workers_started, size_t(1));
+            QVERIFY(slot.busy_s > 0);
+            batches += slot.batches;
+            rows += slot.rows_written;
+        }
+        QCOMPARE(batches, s.batches);
+        QCOMPARE(batches, size_t(problems * 3)); // 7 kernels in batches of 3
+        QCOMPARE(rows, plan.cells.size());
+        QCOMPARE(s.workers_started, size_t(3));
+    }
+
+    // A crash on GPU 1 marks exactly its cell in flight; GPU 1 goes on in a new worker, and
+    // the other GPU is not disturbed.
+    void aCrashOnOneSlotMarksOnlyItsCell() {
+        BenchPlan plan = make_plan(6, 8, {}, rng);
+        const QString device_log = dir.filePath("crash-devices.log");
+        const QString marker = dir.filePath("crash.marker");
+        QFile::remove(device_log);
+        QFile::remove(marker);
+        BenchOptions o = slot_options(2, device_log);
+        o.worker_environment.push_back("GCONV_FAKE_CRASH_DEVICE=1");
+        o.worker_environment.push_back("GCONV_FAKE_CRASH_ONCE=" + marker.toStdString());
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, o, sink);
+        check_each_cell_once(plan, sink.rows);
+        std::ifstream in(marker.toStdString());
+        long long crashed = -1;
+        std::string crashed_kernel;
+        QVERIFY2(in >> crashed >> crashed_kernel, "no cell crashed");
+        const std::string crashed_key =
+            cell_content_key(plan, plan.cells[static_cast<size_t>(crashed)]);
+        size_t ok_on_0 = 0, ok_on_1 = 0;
+        for (const auto& r : sink.rows) {
+            if (r.content_key == crashed_key) {
+                QCOMPARE(r.status, CellStatus::Crash);
+                QCOMPARE(r.device_index, std::string("1"));
+                QVERIFY2(QString::fromStdString(r.error).contains("signal 6"), r.error.c_str());
+                continue;
+            }
+            QCOMPARE(r.status, CellStatus::Ok);
+            (r.device_index == "0" ? ok_on_0 : ok_on_1) += 1;
+        }
+        QVERIFY(ok_on_0 > 0 && ok_on_1 > 0);
+        QCOMPARE(s.by_status.at(CellStatus::Crash), size_t(1));
+        QCOMPARE(s.gpus[0].workers_started, size_t(1));
+        QCOMPARE(s.gpus[1].workers_started, size_t(2));
+        // The crash row quotes GPU 1's worker only.
+        QFile log0(dir.filePath("slot0.log"));
+        QVERIFY(!log0.open(QIODevice::ReadOnly) || !log0.readAll().contains("@crash"));
+    }
+
+    // A hang on one GPU times out exactly its cell; the other GPU's worker is not disturbed.
+    void aHangOnOneSlotTimesOutOnlyItsCell() {
+        BenchPlan plan = make_plan(4, 6, {}, rng);
+        const QString device_log = dir.filePath("hang-devices.log");
+        QFile::remove(device_log);
+        BenchOptions o = slot_options(2, device_log, 20);
+        o.kernel_timeout_s = 1.0;
+        const size_t hung = rng() % plan.cells.size();
+        o.worker_environment.push_back("GCONV_FAKE_SCRIPT={\"" + std::to_string(hung) +
+                                       "\": \"@hang\"}");
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, o, sink);
+        check_each_cell_once(plan, sink.rows);
+        const std::string hung_key = cell_content_key(plan, plan.cells[hung]);
+        std::string hung_on;
+        for (const auto& r : sink.rows)
+            if (r.content_key == hung_key) {
+                QCOMPARE(r.status, CellStatus::Timeout);
+                hung_on = r.device_index;
+            } else {
+                QCOMPARE(r.status, CellStatus::Ok);
+            }
+        QVERIFY(hung_on == "0" || hung_on == "1");
+        const size_t other = hung_on == "0" ? 1 : 0;
+        QVERIFY(s.gpus[other].rows_written > 0);
+        QCOMPARE(s.gpus[other].workers_started, size_t(1));
+    }
+
+    // A stop request ends every slot: the cells in flight get no row, none is written twice.
+    void aStopEndsEverySlot() {
+        BenchPlan plan = make_plan(6, 10, {}, rng);
+        const QString device_log = dir.filePath("stop-devices.log");
+        QFile::remove(device_log);
+        BenchOptions o = slot_options(2, device_log, 20);
+        std::atomic<bool> stop{false};
+        o.stop = &stop;
+        struct StoppingSink : VectorSink {
+            std::atomic<bool>* stop = nullptr;
+            void write(const ResultRow& row) override {
+                VectorSink::write(row);
+                if (rows.size() == 12) stop->store(true);
+            }
+        } sink;
+        sink.stop = &stop;
+        const BenchSummary s = run_benchmarks(plan, o, sink);
+        QVERIFY(s.stopped);
+        QVERIFY2(sink.rows.size() >= 12 && sink.rows.size() < 16,
+                 qPrintable(QString::number(sink.rows.size())));
+        std::set<std::string> keys;
+        for (const auto& r : sink.rows) {
+            QVERIFY(keys.insert(r.content_key).second);
+            QCOMPARE(r.status, CellStatus::Ok);
         }
     }
 

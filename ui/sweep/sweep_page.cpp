@@ -172,9 +172,11 @@ QWidget* SweepPage::buildForm() {
                          "process"));
     form->addRow(tr("&Arch"), arch_);
 
-    devices_ = new QLineEdit(QStringLiteral("0"));
+    devices_ = new QLineEdit;
     devices_->setObjectName("devices");
-    devices_->setToolTip(tr("GPU index to run on (--devices); one GPU per sweep today"));
+    devices_->setPlaceholderText(tr("device 0"));
+    devices_->setToolTip(tr("GPUs to run on (--devices): all, or indices such as 0,1; each GPU "
+                            "takes the next batch when idle, into one CSV. Empty: device 0"));
     form->addRow(tr("&Devices"), devices_);
 
     workers_ = spin(0, 4096, 0, tr("Parallel compiler threads of the build phase (--workers)"));

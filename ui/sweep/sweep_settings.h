@@ -13,7 +13,7 @@ struct SweepSettings {
     QString configPath;                          // empty: gconv-bench's default for the variant
     QStringList problemKeys;                     // registry keys (problems/<key>.json)
     QString arch = QStringLiteral("auto");
-    QString devices = QStringLiteral("0");
+    QString devices; // --devices; empty: gconv-bench's default, device 0 of those visible
     int workers = 0; // compiler threads; 0: gconv-bench's default (every core)
     int batchSize = 20;
     double kernelTimeoutS = 30.0;

@@ -11,6 +11,16 @@
 //   @oom      report status oom
 // GCONV_FAKE_LOG: a file that gets "<GCONV_FAKE_TAG> <cell> <kernel>" per cell begun.
 // GCONV_FAKE_DELAY_MS: time each successful cell takes.
+//
+// Devices: GCONV_FAKE_DEVICES="NAME[@ARCH],..." are the GPUs it pretends the host has (ARCH
+// defaults to sm_90a); --query and --list-devices answer from it (and fail without it), and,
+// as a real runtime does, CUDA_VISIBLE_DEVICES (HIP_VISIBLE_DEVICES with
+// GCONV_FAKE_PLATFORM=amd) restricts and renumbers them. A worker's device is the one it would
+// run on: entry --device of the visible list.
+// GCONV_FAKE_DEVICE_LOG: a file that gets "<device> <visibility value or -> <cell> <kernel>"
+// per cell begun. GCONV_FAKE_CRASH_DEVICE=D with GCONV_FAKE_CRASH_ONCE=FILE: the first worker
+// on device D to create FILE (which then holds "<cell> <kernel>") aborts after that cell's
+// "begin"; every other cell runs normally.
 #include "sweep/worker_protocol.h"
 
 #include <nlohmann/json.hpp>
@@ -19,6 +29,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -26,6 +37,7 @@
 #include <string>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace gconv;
 
@@ -82,6 +94,112 @@ double pseudo_random(uint64_t x) {
     return static_cast<double>(x % 1000000) / 1e6;
 }
 
+struct FakeDevice {
+    int index = 0; // on the host, before any visibility variable
+    std::string name, arch;
+};
+
+std::vector<std::string> split(const std::string& text, char by) {
+    std::vector<std::string> parts;
+    size_t from = 0;
+    for (;;) {
+        const size_t at = text.find(by, from);
+        parts.push_back(text.substr(from, at - from));
+        if (at == std::string::npos) return parts;
+        from = at + 1;
+    }
+}
+
+const char* visibility_variable() {
+    const char* platform = std::getenv("GCONV_FAKE_PLATFORM");
+    return platform && std::string(platform) == "amd" ? "HIP_VISIBLE_DEVICES"
+                                                      : "CUDA_VISIBLE_DEVICES";
+}
+
+// The devices this process sees, in the order it numbers them.
+std::vector<FakeDevice> visible_devices() {
+    std::vector<FakeDevice> host, visible;
+    const char* spec = std::getenv("GCONV_FAKE_DEVICES");
+    if (!spec || !*spec) return {};
+    for (const std::string& entry : split(spec, ',')) {
+        const auto at = entry.find('@');
+        host.push_back({int(host.size()), entry.substr(0, at),
+                        at == std::string::npos ? "sm_90a" : entry.substr(at + 1)});
+    }
+    const char* only = std::getenv(visibility_variable());
+    if (!only) return host;
+    // As CUDA does: the listed devices in the listed order, up to the first bad entry.
+    for (const std::string& entry : split(only, ',')) {
+        if (entry.empty() || entry.find_first_not_of("0123456789") != std::string::npos) break;
+        const size_t i = std::stoul(entry);
+        if (i >= host.size()) break;
+        visible.push_back(host[i]);
+    }
+    return visible;
+}
+
+nlohmann::json device_json(const FakeDevice& d, int index) {
+    char bus[32];
+    std::snprintf(bus, sizeof bus, "0000:%02x:00.0", 0x10 + d.index);
+    return {{"index", index},       {"name", d.name},          {"arch", d.arch},
+            {"pci_bus_id", bus},    {"sm_count", 132},         {"warp_size", 32},
+            {"driver", "fake 1.0"}, {"driver_version", 13000}, {"runtime_version", 13000}};
+}
+
+int device_argument(int argc, char** argv) {
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::string(argv[i]) == "--device") return std::atoi(argv[i + 1]);
+    return 0;
+}
+
+// --query / --list-devices, answered from GCONV_FAKE_DEVICES.
+int answer_device_question(const std::string& question, int device) {
+    const std::vector<FakeDevice> devices = visible_devices();
+    if (!std::getenv("GCONV_FAKE_DEVICES")) {
+        std::fprintf(stderr, "gconv-fake-worker: no GCONV_FAKE_DEVICES, so no device\n");
+        return 1;
+    }
+    if (question == "--list-devices") {
+        nlohmann::json list = nlohmann::json::array();
+        for (size_t i = 0; i < devices.size(); ++i) list.push_back(device_json(devices[i], int(i)));
+        const bool amd = std::string(visibility_variable()) == "HIP_VISIBLE_DEVICES";
+        std::printf("%s\n", nlohmann::json{{"platform", amd ? "amd" : "nvidia"},
+                                           {"visibility_env", visibility_variable()},
+                                           {"devices", list}}
+                                .dump()
+                                .c_str());
+        return 0;
+    }
+    if (device < 0 || size_t(device) >= devices.size()) {
+        std::fprintf(stderr, "gconv-fake-worker: no device %d\n", device);
+        return 1;
+    }
+    std::printf("%s\n", device_json(devices[size_t(device)], device).dump().c_str());
+    return 0;
+}
+
+// The host index of the device this worker runs on ("-" when it has none).
+std::string own_device(int device) {
+    const std::vector<FakeDevice> devices = visible_devices();
+    if (device < 0 || size_t(device) >= devices.size()) return "-";
+    return std::to_string(devices[size_t(device)].index);
+}
+
+int g_device = 0; // --device
+
+// GCONV_FAKE_CRASH_DEVICE / GCONV_FAKE_CRASH_ONCE: true for the one cell that is to crash.
+bool crash_once_here(int64_t cell, const std::string& kernel) {
+    const char* device = std::getenv("GCONV_FAKE_CRASH_DEVICE");
+    const char* marker = std::getenv("GCONV_FAKE_CRASH_ONCE");
+    if (!device || !marker || own_device(g_device) != device) return false;
+    const int fd = ::open(marker, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) return false;
+    const std::string text = std::to_string(cell) + " " + kernel + "\n";
+    (void)!::write(fd, text.data(), text.size());
+    ::close(fd);
+    return true;
+}
+
 // Runs one request; returns -1 to go on with the next one (serve mode) or an exit code.
 int run_request(const WorkerRequest& request) {
     nlohmann::json script;
@@ -101,7 +219,7 @@ int run_request(const WorkerRequest& request) {
 
     for (const WorkerCell& cell : request.cells) {
         const WorkerKernel& kernel = *kernels.at(cell.kernel);
-        const std::string tag = tag_of(kernel.name, cell.cell, script);
+        std::string tag = tag_of(kernel.name, cell.cell, script);
         if (tag == "@exit") {
             std::fprintf(stderr, "fake worker: leaving before cell %lld\n", (long long)cell.cell);
             return 0;
@@ -110,6 +228,13 @@ int run_request(const WorkerRequest& request) {
             std::ofstream log(log_path, std::ios::app);
             log << (run_tag ? run_tag : "-") << ' ' << cell.cell << ' ' << kernel.name << '\n';
         }
+        if (const char* path = std::getenv("GCONV_FAKE_DEVICE_LOG")) {
+            const char* visible = std::getenv(visibility_variable());
+            std::ofstream log(path, std::ios::app);
+            log << own_device(g_device) << ' ' << (visible ? visible : "-") << ' ' << cell.cell
+                << ' ' << kernel.name << '\n';
+        }
+        if (crash_once_here(cell.cell, kernel.name)) tag = "@crash";
         say({WorkerEvent::Kind::Begin, cell.cell, {}});
         if (tag == "@crash" || tag == "@segv" || tag == "@exitmid" || tag == "@hang")
             std::fprintf(stderr, "fake worker: %s on cell %lld\n", tag.c_str(),
@@ -185,7 +310,13 @@ WorkerRequest parse_or_exit(const std::string& text) {
 // request served, so tests can count how many batches one process took.
 int main(int argc, char** argv) {
     bool serve = false;
-    for (int i = 1; i < argc; ++i) serve |= std::string(argv[i]) == "--serve";
+    g_device = device_argument(argc, argv);
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--query" || arg == "--list-devices")
+            return answer_device_question(arg, g_device);
+        serve |= arg == "--serve";
+    }
     if (!serve) {
         const std::string input{std::istreambuf_iterator<char>(std::cin), {}};
         const int code = run_request(parse_or_exit(input));
