@@ -1,6 +1,7 @@
 // gconv-worker: runs one batch of (kernel, problem) cells in a fresh GPU context.
-// Request: one JSON document on stdin (docs/worker-protocol.md). Events: one flushed JSON line
-// each on stdout. Diagnostics go to stderr, which the orchestrator keeps in a log.
+// Request: one JSON document on stdin (docs/worker-protocol.md). Events: one JSON line each on
+// stdout, flushed at every "begin" and at the end of a batch. Diagnostics go to stderr, which the
+// orchestrator keeps in a log.
 #include "gpu/device.h"
 #include "sweep/worker_protocol.h"
 #include "util/error.h"
@@ -19,16 +20,28 @@
 
 namespace {
 
-void emit(const gconv::WorkerEvent& event) {
+// Events are buffered in stdout and leave when the runner flushes (after each "begin", so a
+// cell's result and the next cell's announcement share one write) and after "end".
+void write_event(const gconv::WorkerEvent& event) {
     const std::string line = gconv::format_worker_event(event) + "\n";
     std::fwrite(line.data(), 1, line.size(), stdout);
+}
+void flush_events() {
     std::fflush(stdout);
+}
+const gconv::worker::EventSink k_stdout_events{write_event, flush_events};
+
+// The worker log's account of the host time (docs/worker-protocol.md, "Host time split").
+void log_host_time(const gconv::worker::Session& session) {
+    std::fprintf(stderr, "gconv-worker: host time split: %s\n", session.host_time_split().c_str());
 }
 
 const char* k_help =
     "usage: gconv-worker [--device N] < request.json\n"
     "       gconv-worker --serve [--device N]   (one request per stdin line, until end of file)\n"
     "       gconv-worker --query [--device N]   (the device's properties as JSON)\n"
+    "       gconv-worker --list-devices   (every visible device's properties, the platform and\n"
+    "                                      its visibility variable, as one JSON line)\n"
     "       gconv-worker --ceilings [--device N]   (measured copy GB/s and bf16 matmul TFLOP/s,\n"
     "                                               one JSON line; see docs/worker-protocol.md)\n\n"
     "Runs one batch of cells (kernels x problems) described by a JSON request on stdin and\n"
@@ -39,12 +52,49 @@ const char* k_help =
     "hand.\n\n"
     "exit status: 0 done, 2 bad request, 3 sticky GPU error (the cell in flight was reported).\n";
 
+nlohmann::json device_json(const gconv::gpu::DeviceInfo& d, const std::string& driver) {
+    return {{"index", d.index},
+            {"name", d.name},
+            {"arch", d.arch},
+            {"pci_bus_id", d.pci_bus_id},
+            {"sm_count", d.sm_count},
+            {"shared_per_block_optin", d.shared_per_block_optin},
+            {"l2_bytes", d.l2_bytes},
+            {"warp_size", d.warp_size},
+            {"clock_khz", d.clock_khz},
+            {"memory_clock_khz", d.memory_clock_khz},
+            {"memory_bytes", d.memory_bytes},
+            {"driver", driver},
+            {"driver_version", d.driver_version},
+            {"runtime_version", d.runtime_version}};
+}
+
+// gconv-bench's view of the host's GPUs, from a process of its own (docs/worker-protocol.md).
+int list_devices() {
+    try {
+        const std::string driver = gconv::gpu::kernel_driver_version();
+        nlohmann::json devices = nlohmann::json::array();
+        for (int i = 0, n = gconv::gpu::device_count(); i < n; ++i)
+            devices.push_back(device_json(gconv::gpu::query(i), driver));
+        std::cout << nlohmann::json{{"platform", gconv::gpu::platform_name()},
+                                    {"visibility_env", gconv::gpu::visibility_variable()},
+                                    {"devices", devices}}
+                         .dump()
+                  << "\n";
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "gconv-worker: " << e.what() << "\n";
+        return 1;
+    }
+}
+
 int run_one(gconv::worker::Session& session, const gconv::WorkerRequest& request) {
-    const int code = session.run(request, emit);
+    const int code = session.run(request, k_stdout_events);
     if (code == gconv::k_worker_exit_ok) {
         gconv::WorkerEvent end;
         end.kind = gconv::WorkerEvent::Kind::End;
-        emit(end);
+        write_event(end);
+        flush_events();
     }
     return code;
 }
@@ -76,6 +126,7 @@ int serve_requests(int device) {
             return 1;
         }
     }
+    if (session) log_host_time(*session);
     return gconv::k_worker_exit_ok;
 }
 
@@ -86,6 +137,7 @@ int main(int argc, char** argv) {
     bool query = false;
     bool serve = false;
     bool ceilings = false;
+    bool list = false;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
             std::cout << k_help;
@@ -93,6 +145,8 @@ int main(int argc, char** argv) {
         }
         if (!std::strcmp(argv[i], "--query")) {
             query = true;
+        } else if (!std::strcmp(argv[i], "--list-devices")) {
+            list = true;
         } else if (!std::strcmp(argv[i], "--ceilings")) {
             ceilings = true;
         } else if (!std::strcmp(argv[i], "--serve")) {
@@ -104,21 +158,10 @@ int main(int argc, char** argv) {
             return gconv::k_worker_exit_bad_request;
         }
     }
+    if (list) return list_devices();
     if (query) {
         try {
-            const auto d = gconv::gpu::query(device);
-            std::cout << nlohmann::json{{"index", d.index},
-                                        {"name", d.name},
-                                        {"arch", d.arch},
-                                        {"sm_count", d.sm_count},
-                                        {"shared_per_block_optin", d.shared_per_block_optin},
-                                        {"l2_bytes", d.l2_bytes},
-                                        {"warp_size", d.warp_size},
-                                        {"clock_khz", d.clock_khz},
-                                        {"memory_clock_khz", d.memory_clock_khz},
-                                        {"memory_bytes", d.memory_bytes},
-                                        {"driver_version", d.driver_version},
-                                        {"runtime_version", d.runtime_version}}
+            std::cout << device_json(gconv::gpu::query(device), gconv::gpu::kernel_driver_version())
                              .dump()
                       << "\n";
             return 0;
@@ -149,7 +192,9 @@ int main(int argc, char** argv) {
     }
     try {
         gconv::worker::Session session({device, {}});
-        return run_one(session, request);
+        const int code = run_one(session, request);
+        if (code == gconv::k_worker_exit_ok) log_host_time(session);
+        return code;
     } catch (const std::exception& e) {
         // A failure outside any cell (no device, no context, the reference does not compile).
         std::cerr << "gconv-worker: " << e.what() << "\n";

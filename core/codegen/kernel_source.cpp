@@ -1,5 +1,6 @@
 #include "codegen/kernel_source.h"
 
+#include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/launch_plan.h"
 
@@ -55,6 +56,7 @@ bool has_finish_kernel(const KernelConfig& c) {
 
 std::string generate_kernel_source(const KernelConfig& c) {
     if (is_direct(c)) return generate_direct_source(c);
+    if (is_direct_mma(c)) return generate_direct_mma_source(c);
     std::ostringstream s;
     s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
       << c.ndim_spatial << "d tile " << c.tile_m << 'x' << c.tile_n << 'x' << c.tile_k << " waves "
@@ -107,8 +109,13 @@ std::string generate_kernel_source(const KernelConfig& c) {
       << ", " << c.block_per_cu << ")\n";
     switch (c.variant) {
     case Variant::Forward:
-        s << kernel_entry_name() << "(gconv::ConvParams p) {\n"
-          << "    gconv::fwd::run<GconvConfig>(p);\n}\n";
+        if (uses_wgmma(c))
+            s << kernel_entry_name()
+              << "(gconv::ConvParams p, const __grid_constant__ gconv::WgmmaMaps maps) {\n"
+              << "    gconv::fwd::run<GconvConfig>(p, maps);\n}\n";
+        else
+            s << kernel_entry_name() << "(gconv::ConvParams p) {\n"
+              << "    gconv::fwd::run<GconvConfig>(p);\n}\n";
         break;
     case Variant::BwdData:
         s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"

@@ -1,5 +1,6 @@
 #include "codegen/launch_plan.h"
 
+#include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/launch_plan_detail.h"
 
@@ -88,6 +89,7 @@ int pipeline_stages(const KernelConfig& c) {
     case Pipeline::CompV6:
         return 3;
     case Pipeline::Direct:
+    case Pipeline::DirectMma:
         return 0; // no staged operand tiles: the filter slice is sized per problem
     case Pipeline::Mem: {
         const int64_t in_flight = ceil_div(32 * 1024, static_cast<int64_t>(stage_bytes(c)));
@@ -98,7 +100,8 @@ int pipeline_stages(const KernelConfig& c) {
 }
 
 std::size_t shared_bytes(const KernelConfig& c, int /*warp_size*/) {
-    if (is_direct(c)) return 0; // per problem: direct_shared_bytes()
+    if (is_direct(c)) return 0;     // per problem: direct_shared_bytes()
+    if (is_direct_mma(c)) return 0; // per problem: direct_mma_shared_bytes()
     const int64_t out_elem = output_element_bytes(c);
     const int64_t pipe = pipeline_stages(c) * static_cast<int64_t>(stage_bytes(c));
     const int64_t epi =
@@ -125,6 +128,7 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
 SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size,
                           int64_t max_piece_elements) {
     if (is_direct(c)) return detail::check_direct(c, p, warp_size);
+    if (is_direct_mma(c)) return detail::check_direct_mma(c, p, warp_size);
     Reasons r;
     const std::vector<std::string> problem_errors = validate(p);
     if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
@@ -331,6 +335,7 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
 LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
                        int64_t max_piece_elements) {
     if (is_direct(c)) return detail::plan_direct(c, p, warp_size);
+    if (is_direct_mma(c)) return detail::plan_direct_mma(c, p, warp_size);
     if (c.variant != Variant::Forward) return detail::plan_backward(c, p, warp_size);
     LaunchPlan plan;
     const int64_t ipp = images_per_piece(c, p, max_piece_elements);

@@ -66,6 +66,11 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
     }
     seq.steps.push_back(kernel_step(kernel_entry_name(), plan.grid_x, plan.grid_y, plan.grid_z,
                                     plan.block_threads, plan.shared_bytes, backward));
+    if (uses_wgmma(c)) {
+        seq.steps.back().kernel.wgmma_maps = true;
+        seq.steps.back().kernel.persistent = c.epilogue == Epilogue::Direct;
+        seq.tma = plan_wgmma_tma(c, p);
+    }
     if (has_finish_kernel(c)) {
         const unsigned blocks = static_cast<unsigned>(
             std::clamp<int64_t>((p.weight_elements() + k_finish_threads - 1) / k_finish_threads, 1,

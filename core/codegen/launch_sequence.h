@@ -5,6 +5,7 @@
 // belongs to the timed work. Qt-free and GPU-free: the worker executes it
 // (worker/kernel_launch.h), tests inspect it.
 #include "codegen/launch_plan.h"
+#include "codegen/wgmma_tma.h"
 
 #include <cstddef>
 #include <string>
@@ -29,6 +30,13 @@ struct KernelStep {
     std::size_t shared_bytes = 0;
     // Arguments: (ConvParams) when false, (ConvParams, void* workspace) when true.
     bool workspace_arg = false;
+    // A wgmma kernel: (ConvParams, WgmmaMaps) built from LaunchSequence::tma (maps.enabled 0
+    // when the plan is not enabled).
+    bool wgmma_maps = false;
+    // A persistent grid (a wgmma kernel with the direct epilogue, gconv_wgmma.h TileWalk): the
+    // executor launches min(grid_x * grid_y * grid_z, multiprocessors) x 1 x 1 blocks, each
+    // walking the tiles of the grid above with a stride of the blocks launched.
+    bool persistent = false;
 };
 
 struct LaunchStep {
@@ -42,6 +50,8 @@ struct LaunchSequence {
     std::size_t workspace_bytes = 0; // fp32 workspace the steps use (0: none)
     // The kernel argument with null tensor pointers: the executor fills in, out, wei.
     ConvParams params{};
+    // Tensor-map geometry of a wgmma kernel (wgmma_tma.h); !enabled for every other kernel.
+    WgmmaTmaPlan tma;
 };
 
 // Fails (std::invalid_argument naming the reason) for pairs is_supported rejects.

@@ -10,8 +10,9 @@ namespace gconv {
 enum class Variant { Forward, BwdData, BwdWeight };
 enum class DataType { BF16, FP16, FP32 };
 // Direct is not a GEMM main loop: the direct-convolution kernels of gconv_direct.h
-// (depthwise and small C/G, vectors across groups).
-enum class Pipeline { BasicV1, Mem, CompV3, CompV4, CompV5, CompV6, CompAsync, Direct };
+// (depthwise and small C/G, vectors across groups). DirectMma is the tensor-core direct
+// convolution of gconv_direct_mma.h (forward, small groups, mma.sync straight from a halo tile).
+enum class Pipeline { BasicV1, Mem, CompV3, CompV4, CompV5, CompV6, CompAsync, Direct, DirectMma };
 enum class Scheduler { Intrawave, Interwave };
 enum class Epilogue { CShuffle, Direct };
 // Split-K reduction for bwd_weight: none, fp32 atomics into the output, or an fp32

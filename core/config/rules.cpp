@@ -1,5 +1,6 @@
 #include "config/rules.h"
 
+#include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/launch_plan.h"
 
@@ -62,6 +63,15 @@ public:
             thread_count();
             blocks_per_cu();
             direct();
+            return std::move(reasons_);
+        }
+        if (c_.pipeline == Pipeline::DirectMma) {
+            // Tensor-core direct convolution: its own tile meaning (pixels x channels x C/G).
+            pipeline_hardware();
+            wave_layout();
+            thread_count();
+            blocks_per_cu();
+            direct_mma();
             return std::move(reasons_);
         }
         spatial_dims();
@@ -332,6 +342,69 @@ private:
 
     // The direct pipeline (kernels/gconv_direct.h): what its tile means, and the GEMM-only
     // knobs it must leave at their defaults (otherwise two names would be one kernel).
+    // tile_m output pixels per block (rows of the image tile), tile_n channels (whole units),
+    // tile_k the C/G the kernel is compiled for; warp tile [16 * fragments, unit, 16].
+    void direct_mma() {
+        auto cull_if = [&](bool bad, const std::string& what) {
+            if (bad) cull(Rule::DirectMma, what);
+        };
+        const KernelConfig d;
+        cull_if(c_.variant != Variant::Forward,
+                std::string(to_string(c_.variant)) + ": direct_mma kernels are forward only");
+        cull_if(c_.ndim_spatial != 2, "ndim_spatial " + std::to_string(c_.ndim_spatial) +
+                                          ": the halo tile is 2D (direct_mma is 2d only)");
+        cull_if(c_.dtype == DataType::FP32,
+                "data_type fp32: direct_mma multiplies bf16 / fp16 with mma.sync m16n8k16");
+        cull_if(c_.wave_n != 1 || c_.wave_k != 1,
+                "wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k) +
+                    ": direct_mma warps take items in turn; count them in wave_m");
+        cull_if(c_.scheduler != Scheduler::Intrawave, "scheduler " +
+                                                          std::string(to_string(c_.scheduler)) +
+                                                          ": direct_mma warps run on their own");
+        cull_if(c_.epilogue != Epilogue::Direct,
+                "epilogue " + std::string(to_string(c_.epilogue)) +
+                    ": direct_mma stores from registers (epilogue direct)");
+        cull_if(c_.num_wave_groups != 1 || c_.num_groups_to_merge != d.num_groups_to_merge ||
+                    c_.split_image,
+                "wave groups / num_groups_to_merge / split_image: GEMM knobs direct_mma does not "
+                "have (a block holds whole groups; offsets are 32-bit)");
+        cull_if(!c_.pad_m || !c_.pad_n || !c_.pad_k,
+                "pad_m/n/k false: direct_mma always guards its tails");
+        cull_if(c_.split_k != 1 || c_.split_k_mode != SplitKMode::None,
+                "split_k: forward has no split-K");
+        const int width = 16 / element_bytes(c_.dtype);
+        cull_if(c_.vector_size_a != width || c_.vector_size_b != width || c_.vector_size_c != width,
+                "vector sizes " +
+                    triple_text(c_.vector_size_a, c_.vector_size_b, c_.vector_size_c) +
+                    ": direct_mma copies 16-byte vectors (" + std::to_string(width) + " elements)");
+        const int cpg = c_.tile_k;
+        const bool cpg_ok =
+            cpg == 1 || cpg == 2 || cpg == 4 || (cpg >= 8 && cpg <= 64 && cpg % 8 == 0);
+        if (!cpg_ok) {
+            cull(Rule::DirectMma,
+                 "tile_k " + std::to_string(cpg) +
+                     " (the C/G the kernel is built for) is not 1, 2, 4 or a multiple of 8 up to "
+                     "64: an ldmatrix row is 8 channels of one tap");
+            return;
+        }
+        const int unit = direct_mma_unit_channels(c_);
+        cull_if(c_.tile_n < unit || c_.tile_n % unit != 0 || c_.tile_n > 256,
+                "tile_n " + std::to_string(c_.tile_n) + " is not a multiple of the " +
+                    std::to_string(unit) + "-channel unit up to 256 channels");
+        cull_if(c_.tile_m < 16 || c_.tile_m > 1024,
+                "tile_m " + std::to_string(c_.tile_m) +
+                    " output pixels per block is outside [16, 1024]");
+        cull_if(c_.warp_tile_m != 16 && c_.warp_tile_m != 32 && c_.warp_tile_m != 64,
+                "warp_tile_m " + std::to_string(c_.warp_tile_m) +
+                    " is not 1, 2 or 4 m16 fragments (16, 32, 64)");
+        cull_if(c_.warp_tile_n != direct_mma_warp_tile_n(cpg) || c_.warp_tile_k != 16,
+                "warp tile " + triple_text(c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k) +
+                    ": n is the unit's " + std::to_string(direct_mma_warp_tile_n(cpg)) +
+                    " output channels and k one k16 step");
+        // C/G <= 64 and 4 m16 fragments cap the accumulators at 4 x 8 x 4 = 128 registers
+        // (k_max_accumulator_registers).
+    }
+
     void direct() {
         auto knob = [&](bool bad, const std::string& what) {
             if (bad) cull(Rule::Direct, what + ": a GEMM knob the direct pipeline does not have");
@@ -487,6 +560,8 @@ std::string_view rule_id(Rule rule) {
         return "wgmma";
     case Rule::Direct:
         return "direct_pipeline";
+    case Rule::DirectMma:
+        return "direct_mma_pipeline";
     }
     return "?";
 }

@@ -32,6 +32,7 @@ enum class Rule {
     Epilogue,
     Direct,
     Wgmma,
+    DirectMma,
 };
 std::string_view rule_id(Rule rule);
 

@@ -298,6 +298,9 @@ void derive_defaults(KernelConfig& c, const std::vector<std::string>& derived) {
     if (has("warp_tile_m")) c.warp_tile_m = 32;
     if (has("warp_tile_n")) c.warp_tile_n = 32;
     if (has("warp_tile_k")) c.warp_tile_k = c.dtype == DataType::FP32 ? 4 : 16;
+    // A direct_mma warp tile is one unit of the group width the kernel is built for (tile_k).
+    if (c.pipeline == Pipeline::DirectMma && has("warp_tile_n"))
+        c.warp_tile_n = std::max(8, c.tile_k);
     if (has("num_wave_groups")) c.num_wave_groups = c.pipeline == Pipeline::CompV5 ? 2 : 1;
     if (has("double_smem_buffer"))
         c.double_smem_buffer = c.pipeline == Pipeline::CompV4 || c.pipeline == Pipeline::CompV5;

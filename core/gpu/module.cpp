@@ -62,15 +62,11 @@ Kernel Module::function(const std::string& name) const {
 
 void launch(Kernel& kernel, const LaunchConfig& config, const KernelArgs& args) {
     kernel.allow_dynamic_shared(config.dynamic_shared_bytes);
-    std::size_t size = args.size();
-    // The driver reads the buffer pointer as void*; it does not write through it.
-    void* buffer = const_cast<void*>(args.data());
-    void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
-                     HIP_LAUNCH_PARAM_END};
+    std::vector<void*> params = args.pointers();
     const hipError_t status = hipModuleLaunchKernel(
         kernel.get(), config.grid.x, config.grid.y, config.grid.z, config.block.x, config.block.y,
-        config.block.z, config.dynamic_shared_bytes, config.stream, nullptr,
-        args.size() > 0 ? extra : nullptr);
+        config.block.z, config.dynamic_shared_bytes, config.stream,
+        params.empty() ? nullptr : params.data(), nullptr);
     if (status != hipSuccess) {
         throw GpuError("hipModuleLaunchKernel(" + kernel.name() + ")", status, __FILE__, __LINE__);
     }

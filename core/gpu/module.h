@@ -13,23 +13,42 @@
 
 namespace gconv::gpu {
 
-// Kernel arguments packed as the device ABI lays out a parameter list: each value at its
-// natural alignment. Passed with HIP_LAUNCH_PARAM_BUFFER_POINTER, so any mix of pointers and
-// scalars (and trivially copyable structs) works without building a void* array.
+// Kernel arguments laid out as the device ABI lays out a parameter list: each value at its
+// natural alignment (a 64-byte-aligned tensor map included), in a 64-byte-aligned buffer.
+// Launched through the per-argument pointer array, which the driver copies by the kernel's own
+// parameter layout (a packed buffer with an over-aligned member is refused at launch).
 class KernelArgs {
 public:
     template <typename T> KernelArgs& add(const T& value) {
         static_assert(std::is_trivially_copyable_v<T>, "kernel arguments are copied bytewise");
-        const std::size_t offset = (bytes_.size() + alignof(T) - 1) / alignof(T) * alignof(T);
-        bytes_.resize(offset + sizeof(T));
-        std::memcpy(bytes_.data() + offset, &value, sizeof(T));
+        static_assert(alignof(T) <= k_max_align, "kernel argument over-aligned");
+        const std::size_t offset = (size_ + alignof(T) - 1) / alignof(T) * alignof(T);
+        size_ = offset + sizeof(T);
+        blocks_.resize((size_ + k_max_align - 1) / k_max_align);
+        std::memcpy(bytes() + offset, &value, sizeof(T));
+        offsets_.push_back(offset);
         return *this;
     }
-    const void* data() const { return bytes_.data(); }
-    std::size_t size() const { return bytes_.size(); }
+    const void* data() const { return blocks_.data(); }
+    std::size_t size() const { return size_; }
+    // One pointer per argument into data(), valid while this object lives unchanged.
+    std::vector<void*> pointers() const {
+        std::vector<void*> out;
+        for (const std::size_t offset : offsets_)
+            out.push_back(const_cast<unsigned char*>(
+                reinterpret_cast<const unsigned char*>(blocks_.data()) + offset));
+        return out;
+    }
 
 private:
-    std::vector<unsigned char> bytes_;
+    static constexpr std::size_t k_max_align = 64;
+    struct alignas(k_max_align) Block {
+        unsigned char b[k_max_align];
+    };
+    unsigned char* bytes() { return reinterpret_cast<unsigned char*>(blocks_.data()); }
+    std::vector<Block> blocks_;
+    std::vector<std::size_t> offsets_;
+    std::size_t size_ = 0;
 };
 
 struct Dim3 {

@@ -55,12 +55,17 @@ struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDTy
     GCONV_DEVICE const T* b_fallback() const { return wei; }
 
     GCONV_DEVICE void setup(int tid) {
+        setup_at(tid, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
+                 static_cast<int>(blockIdx.z));
+    }
+    // The tile at grid position (bx, by, bz): the block's own, or one of a persistent block's.
+    GCONV_DEVICE void setup_at(int tid, int bx, int by, int bz) {
         const int pixels_out = p.Do * p.Ho * p.Wo;
         const int mtiles = p.m_tiles_per_piece;
-        const int piece = static_cast<int>(blockIdx.x) / mtiles;
-        m0 = (static_cast<int>(blockIdx.x) - piece * mtiles) * TM;
-        n0 = static_cast<int>(blockIdx.y) * TN;
-        g0 = static_cast<int>(blockIdx.z) * GM;
+        const int piece = bx / mtiles;
+        m0 = (bx - piece * mtiles) * TM;
+        n0 = by * TN;
+        g0 = bz * GM;
         const int first_image = piece * p.images_per_piece;
         const int images =
             p.N - first_image < p.images_per_piece ? p.N - first_image : p.images_per_piece;
@@ -167,11 +172,15 @@ struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDTy
 };
 
 template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
+    static_assert(!Source<Cfg>::WGMMA, "wgmma kernels take the tensor maps too");
     Source<Cfg> s(p);
-    if constexpr (Source<Cfg>::WGMMA)
-        wgmma::run(s);
-    else
-        gemm::run(s);
+    gemm::run(s);
+}
+// The wgmma pipeline: `maps` must be the kernel's __grid_constant__ parameter itself (the
+// bulk tensor copies address it in parameter space).
+template <class Cfg> GCONV_DEVICE void run(const ConvParams& p, const WgmmaMaps& maps) {
+    Source<Cfg> s(p);
+    wgmma::run(s, maps);
 }
 
 } // namespace fwd

@@ -15,6 +15,11 @@
 // writer-side fence after cp.async.wait_group is used instead of cp.async.mbarrier.arrive.noinc
 // because the proxy fence must follow the completed generic-proxy writes in the writing thread;
 // the LAG keeps STAGES-2 tiles in flight behind the one being waited for.
+// With tensor maps (maps.enabled, host-side eligibility in core/codegen/wgmma_tma.h) one
+// producer thread replaces the 128 cp.async loaders: per K tile one im2col bulk tensor copy for
+// A (TM pixels of one tap, 64 channels, zero-filled halo and tails) and one tiled copy for B,
+// both completing on `full` through its transaction count (1 arrival), written by the copy
+// engine in the same 128-byte swizzle. No address arithmetic per vector, no wait in the loop.
 // Consumers: per K tile, wait on `full`, issue 4 k16 steps x RM wgmma.m64nNk16 (N = tile_n,
 // both operands by descriptor), commit, wait until the previous tile's group finished and
 // release that tile's stage (one arrival per consumer warp). Consumer warpgroup g owns the
@@ -68,6 +73,34 @@ template <int REGS> GCONV_DEVICE void regs_dec() {
 }
 template <int REGS> GCONV_DEVICE void regs_inc() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+GCONV_DEVICE void mbar_expect_tx(u32 bar, u32 bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+// Bulk tensor copies into this block's shared memory, completing on mbarrier `bar`.
+GCONV_DEVICE void tma_im2col_4d(u32 dst, const TensorMapBits* map, u32 bar, int c, int w, int h,
+                                int n, u16 ow, u16 oh) {
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::"
+                 "bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n" ::"r"(dst),
+                 "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c), "r"(w), "r"(h), "r"(n), "h"(ow),
+                 "h"(oh)
+                 : "memory");
+}
+GCONV_DEVICE void tma_im2col_5d(u32 dst, const TensorMapBits* map, u32 bar, int c, int w, int h,
+                                int d, int n, u16 ow, u16 oh, u16 od) {
+    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::"
+                 "bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2], {%8, %9, %10};\n" ::"r"(dst),
+                 "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c), "r"(w), "r"(h), "r"(d), "r"(n),
+                 "h"(ow), "h"(oh), "h"(od)
+                 : "memory");
+}
+GCONV_DEVICE void tma_tile_3d(u32 dst, const TensorMapBits* map, u32 bar, int x, int y, int z) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(x), "r"(y), "r"(z)
+                 : "memory");
 }
 
 template <int THREADS> GCONV_DEVICE void consumer_barrier() {
@@ -245,10 +278,92 @@ template <class S> GCONV_DEVICE void copy_tile(const S& s, u8* sa, u8* sb, int t
         arch::copy_async<S::BYTES_B>(sb + swizzled(S::b_row(s.t_load, i), k), src, v);
     }
 }
+
+// The tensor-map producer, one thread: the K tiles run tap-major, C/G / 64 tiles per tap (the
+// host enables the maps only for C/G % 64 == 0 and one group per block), so a tile is one tap's
+// 64-channel slice: A at the tile's first output pixel shifted by the tap's im2col offsets,
+// B at (channel slice, tap, output channel row).
+// `it` counts the K tiles this block has put into the ring before this output tile (the ring
+// position and mbarrier phase carry on from tile to tile in a persistent block).
+template <class S>
+GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 tiles_addr,
+                              int ktiles, int it) {
+    constexpr int STAGES = S::STAGES;
+    constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
+    const ConvParams& p = s.p;
+    const int pixels_out = p.Do * p.Ho * p.Wo, hw_out = p.Ho * p.Wo;
+    const int n = s.m0 / pixels_out;
+    int r = s.m0 - n * pixels_out;
+    const int od = r / hw_out;
+    r -= od * hw_out;
+    const int oh = r / p.Wo, ow = r - oh * p.Wo;
+    const int w0 = ow * p.stride_w - p.pad_w, h0 = oh * p.stride_h - p.pad_h;
+    const int d0 = od * p.stride_d - p.pad_d;
+    const int c_base = s.g0 * p.c_per_group;
+    const int b_row = s.g0 * p.k_per_group + s.n0;
+    int cc = 0, tap = 0, x = 0, y = 0, z = 0;
+    for (int t = 0; t < ktiles; ++t) {
+        const int q = it + t, st = q % STAGES;
+        if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
+        const u32 full = bars + 8 * st;
+        const u32 dst = tiles_addr + st * STAGE_BYTES;
+        mbar_expect_tx(full, STAGE_BYTES);
+        const u16 ox = static_cast<u16>(x * p.dilation_w), oy = static_cast<u16>(y * p.dilation_h);
+        if constexpr (S::NDIM3)
+            tma_im2col_5d(dst, &maps.a, full, c_base + cc, w0, h0, d0, n, ox, oy,
+                          static_cast<u16>(z * p.dilation_d));
+        else
+            tma_im2col_4d(dst, &maps.a, full, c_base + cc, w0, h0, n, ox, oy);
+        tma_tile_3d(dst + A_BYTES, &maps.b, full, cc, tap, b_row);
+        cc += 64;
+        if (cc >= p.c_per_group) {
+            cc = 0;
+            ++tap;
+            if (++x == p.X) {
+                x = 0;
+                if (++y == p.Y) {
+                    y = 0;
+                    ++z;
+                }
+            }
+        }
+    }
+}
 #endif
 
-// The whole block: producer / consumer main loop, then the engine's epilogues.
-template <class S> GCONV_DEVICE void run(S& s) {
+// Output tiles of a block. cshuffle stages C in the ring, so its block computes the one tile
+// of its grid position. The direct epilogue leaves the ring alone, so its grid is persistent
+// (launch_plan: at most one block per multiprocessor, KernelStep::persistent) and a block walks
+// the tiles blockIdx.x, + gridDim.x, ... in the order of the non-persistent grid (M fastest):
+// while its consumers store one tile, its producer already fills the ring with the next.
+template <class S> struct TileWalk {
+    int gx = 1, gy = 1, count = 1, first = 0, step = 1;
+    GCONV_DEVICE explicit TileWalk(const ConvParams& p) {
+        if constexpr (!S::CSHUFFLE) {
+            gx = p.m_tiles_per_piece * ((p.N + p.images_per_piece - 1) / p.images_per_piece);
+            gy = (S::GM * p.k_per_group + S::TN - 1) / S::TN;
+            const int gz = (p.G + S::GM - 1) / S::GM;
+            count = gx * gy * gz;
+            first = static_cast<int>(blockIdx.x);
+            step = static_cast<int>(gridDim.x);
+        }
+    }
+    GCONV_DEVICE void coords(int tile, int& bx, int& by, int& bz) const {
+        if constexpr (S::CSHUFFLE) {
+            bx = static_cast<int>(blockIdx.x);
+            by = static_cast<int>(blockIdx.y);
+            bz = static_cast<int>(blockIdx.z);
+        } else {
+            bx = tile % gx;
+            const int rest = tile / gx;
+            by = rest % gy;
+            bz = rest / gy;
+        }
+    }
+};
+
+// The whole block: producer / consumer main loop, then the engine's epilogues, per tile.
+template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #if !defined(GCONV_HAS_WGMMA)
     static_assert(!S::WGMMA, "wgmma kernels (compv5 with a warpgroup warp tile) need sm_90a");
 #else
@@ -264,8 +379,7 @@ template <class S> GCONV_DEVICE void run(S& s) {
     static_assert(!S::A_MN && !S::B_MN, "the wgmma path takes K-major operands only");
     const int tid = static_cast<int>(threadIdx.x);
     const int warp = tid / 32, lane = tid % 32;
-    s.setup(tid);
-    if (!s.active()) return; // uniform per block
+    const TileWalk<S> walk(s.p);
     // mbarriers first, then the stages from the next 1024-byte boundary (swizzle atoms).
     u8* raw = gconv_dynamic_smem;
     const u32 raw_addr = arch::shared_address(raw);
@@ -275,89 +389,117 @@ template <class S> GCONV_DEVICE void run(S& s) {
     if (tid == 0) {
 #pragma unroll
         for (int st = 0; st < STAGES; ++st) {
-            mbar_init(bars + 8 * st, 128);
+            mbar_init(bars + 8 * st, maps.enabled ? 1 : 128);
             mbar_init(bars + 8 * (STAGES + st), 4 * CONSUMERS);
         }
         fence_barrier_init();
     }
     arch::barrier();
-    const int ktiles = s.tile_count();
 
     // Each role is one branch (setmaxnreg: the producer's registers may not hold anything the
-    // consumers need later), so the epilogue runs inside the consumer branch.
+    // consumers need later), so the epilogue runs inside the consumer branch. Both roles walk
+    // the same tiles and count the same K tiles (`it`), so ring slots and phases agree.
     if (warp < 4) {
         if constexpr (CONSUMERS > 1) regs_dec<S::PRODUCER_REGS>();
-        for (int t = 0; t < ktiles; ++t) {
-            const int st = t % STAGES;
-            if (t >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((t / STAGES) - 1) & 1);
-            copy_tile(s, tiles + st * STAGE_BYTES, tiles + st * STAGE_BYTES + A_BYTES,
-                      s.tile_begin() + t);
-            arch::async_commit();
-            if (t >= LAG) {
-                arch::async_wait<LAG>();
-                fence_proxy_async();
-                mbar_arrive(bars + 8 * ((t - LAG) % STAGES));
+        if (maps.enabled && tid != 0) return; // one thread issues the tensor copies
+        int it = 0;
+        for (int tile = walk.first; tile < walk.count; tile += walk.step) {
+            int bx, by, bz;
+            walk.coords(tile, bx, by, bz);
+            s.setup_at(tid, bx, by, bz);
+            if (!s.active()) continue; // uniform per tile
+            const int ktiles = s.tile_count();
+            if (maps.enabled) {
+                produce_tma(s, maps, bars, tiles_addr, ktiles, it);
+                it += ktiles;
+                continue;
             }
+            for (int t = 0; t < ktiles; ++t) {
+                const int q = it + t, st = q % STAGES;
+                if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
+                copy_tile(s, tiles + st * STAGE_BYTES, tiles + st * STAGE_BYTES + A_BYTES,
+                          s.tile_begin() + t);
+                arch::async_commit();
+                if (t >= LAG) {
+                    arch::async_wait<LAG>();
+                    fence_proxy_async();
+                    mbar_arrive(bars + 8 * ((q - LAG) % STAGES));
+                }
+            }
+            arch::async_wait<0>();
+            fence_proxy_async();
+            for (int t = ktiles > LAG ? ktiles - LAG : 0; t < ktiles; ++t)
+                mbar_arrive(bars + 8 * ((it + t) % STAGES));
+            it += ktiles;
         }
-        arch::async_wait<0>();
-        fence_proxy_async();
-        for (int t = ktiles > LAG ? ktiles - LAG : 0; t < ktiles; ++t)
-            mbar_arrive(bars + 8 * (t % STAGES));
     } else {
         if constexpr (CONSUMERS > 1) regs_inc<S::CONSUMER_REGS>();
         const int cw = warp - 4; // consumer warp index
-        float acc[S::ACC];
-#pragma unroll
-        for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
         const int wg = cw / 4;
-        for (int t = 0; t < ktiles; ++t) {
-            const int st = t % STAGES;
-            mbar_wait(bars + 8 * st, (t / STAGES) & 1);
-            const u32 a_addr = tiles_addr + st * STAGE_BYTES;
-            const u32 b_addr = a_addr + A_BYTES;
-            mma_fence();
+        int it = 0;
+        for (int tile = walk.first; tile < walk.count; tile += walk.step) {
+            int bx, by, bz;
+            walk.coords(tile, bx, by, bz);
+            s.setup_at(tid, bx, by, bz);
+            if (!s.active()) continue; // uniform per tile
+            const int ktiles = s.tile_count();
+            float acc[S::ACC];
 #pragma unroll
-            for (int kk = 0; kk < 4; ++kk) {
-                const u64 db = descriptor(b_addr + kk * 32);
+            for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
+            for (int t = 0; t < ktiles; ++t) {
+                const int q = it + t, st = q % STAGES;
+                mbar_wait(bars + 8 * st, (q / STAGES) & 1);
+                const u32 a_addr = tiles_addr + st * STAGE_BYTES;
+                const u32 b_addr = a_addr + A_BYTES;
+                mma_fence();
 #pragma unroll
-                for (int r = 0; r < RM; ++r)
-                    wgmma_m64k16<S::TN, S::IS_HALF>(
-                        acc + r * (S::TN / 2),
-                        descriptor(a_addr + (r * CONSUMERS + wg) * 64 * 128 + kk * 32), db);
+                for (int kk = 0; kk < 4; ++kk) {
+                    const u64 db = descriptor(b_addr + kk * 32);
+#pragma unroll
+                    for (int r = 0; r < RM; ++r)
+                        wgmma_m64k16<S::TN, S::IS_HALF>(
+                            acc + r * (S::TN / 2),
+                            descriptor(a_addr + (r * CONSUMERS + wg) * 64 * 128 + kk * 32), db);
+                }
+                mma_commit();
+                mma_wait<1>();
+                if (t > 0 && lane == 0) mbar_arrive(bars + 8 * (STAGES + (q - 1) % STAGES));
             }
-            mma_commit();
-            mma_wait<1>();
-            if (t > 0 && lane == 0) mbar_arrive(bars + 8 * (STAGES + (t - 1) % STAGES));
-        }
-        mma_wait<0>();
+            mma_wait<0>();
 #pragma unroll
-        for (int i = 0; i < S::ACC; ++i) fence_operand(acc[i]);
+            for (int i = 0; i < S::ACC; ++i) fence_operand(acc[i]);
+            // The last K tile's stage goes back to the producer (the next tile's loads).
+            if (ktiles > 0 && lane == 0)
+                mbar_arrive(bars + 8 * (STAGES + (it + ktiles - 1) % STAGES));
+            it += ktiles;
 
-        if constexpr (S::CSHUFFLE) {
-            // Every tile was consumed, so every copy into the ring has landed and every wgmma
-            // has finished reading it: stage C there. Only the consumers meet (named barrier 1).
-            consumer_barrier<S::CTHREADS>();
-            OutT* sc = reinterpret_cast<OutT*>(tiles);
+            if constexpr (S::CSHUFFLE) {
+                // Every tile was consumed, so every copy into the ring has landed and every
+                // wgmma has finished reading it: stage C there. Only the consumers meet (named
+                // barrier 1). One tile per block (TileWalk), so no copy refills the ring.
+                consumer_barrier<S::CTHREADS>();
+                OutT* sc = reinterpret_cast<OutT*>(tiles);
 #pragma unroll
-            for (int idx = 0; idx < S::ACC; ++idx) {
-                int row, col;
-                gemm::coord<S>(idx, cw, 0, lane, row, col);
-                sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
-            }
-            consumer_barrier<S::CTHREADS>();
-            constexpr int VPR = S::TN / S::VC;
-            constexpr int TOTAL = S::TM * VPR;
-            const int ct = tid - 128;
+                for (int idx = 0; idx < S::ACC; ++idx) {
+                    int row, col;
+                    gemm::coord<S>(idx, cw, 0, lane, row, col);
+                    sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
+                }
+                consumer_barrier<S::CTHREADS>();
+                constexpr int VPR = S::TN / S::VC;
+                constexpr int TOTAL = S::TM * VPR;
+                const int ct = tid - 128;
 #pragma unroll
-            for (int i = 0; i < (TOTAL + S::CTHREADS - 1) / S::CTHREADS; ++i) {
-                const int idx = ct + i * S::CTHREADS;
-                if (TOTAL % S::CTHREADS != 0 && idx >= TOTAL) break;
-                const int row = idx / VPR, col = (idx % VPR) * S::VC;
-                if (!s.out_ok(row, col)) continue;
-                gemm::put<S, S::VC>(s.out_ptr(row, col), sc + row * S::LDC + col);
+                for (int i = 0; i < (TOTAL + S::CTHREADS - 1) / S::CTHREADS; ++i) {
+                    const int idx = ct + i * S::CTHREADS;
+                    if (TOTAL % S::CTHREADS != 0 && idx >= TOTAL) break;
+                    const int row = idx / VPR, col = (idx % VPR) * S::VC;
+                    if (!s.out_ok(row, col)) continue;
+                    gemm::put<S, S::VC>(s.out_ptr(row, col), sc + row * S::LDC + col);
+                }
+            } else {
+                gemm::store_direct(s, acc, cw, 0, lane);
             }
-        } else {
-            gemm::store_direct(s, acc, cw, 0, lane);
         }
     }
 #endif

@@ -1,8 +1,9 @@
 #pragma once
 // The contract between gconv-bench and gconv-worker (docs/worker-protocol.md).
 // The worker reads ONE request document on stdin, runs its cells in the order given, and writes
-// one flushed JSON line per event on stdout: "begin" before a cell's first launch (so a crash
-// is pinned on exactly that cell), "result" after it, "end" once all are done.
+// one JSON line per event on stdout: "begin", flushed before a cell's first launch (so a crash
+// is pinned on exactly that cell), "result" after it (flushed with the next "begin" or at the
+// end), "end" once all are done.
 #include "csv/result_row.h"
 
 #include <nlohmann/json.hpp>

@@ -13,6 +13,7 @@
 #include "jit/cache.h"
 #include "jit/compiler.h"
 #include "problem/problem_json.h"
+#include "sweep/cell_pipeline.h"
 #include "sweep/measurement.h"
 #include "util/error.h"
 #include "util/json_file.h"
@@ -21,6 +22,7 @@
 #include "worker/launch_timer.h"
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -121,42 +123,201 @@ public:
         tally_ = DeviceBuffer(4 * sizeof(uint32_t));
     }
 
-    int run(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit) {
+    int run(const WorkerRequest& request, const EventSink& sink) {
+        const auto entered = Clock::now();
+        if (has_served_) split_.between_requests_s += seconds(left_, entered);
+        has_served_ = true;
+        ++split_.requests;
         request_ = &request;
-        emit_ = &emit;
+        sink_ = &sink;
         variant_ = *enum_from_string<Variant>(request.variant);
         dtype_ = *enum_from_string<DataType>(request.dtype);
-        if (request.flush_l2 && !flush_.data())
-            flush_ = DeviceBuffer(std::max<std::size_t>(info_.l2_bytes * 2, 1 << 20));
         problems_json_.clear();
         kernels_json_.clear();
         parsed_.clear();
         for (const auto& p : request.problems) problems_json_[p.id] = &p;
         for (const auto& k : request.kernels) kernels_json_[k.id] = &k;
+        wait_done_.reset();
 
-        for (const auto& cell : request.cells) {
-            emit_begin(cell.cell);
-            WorkerCellResult result;
-            try {
-                result = run_cell(cell);
-            } catch (const GpuError& e) {
-                result = failure(e.out_of_memory() ? CellStatus::Oom : CellStatus::Error, e.what());
-                if (e.sticky()) {
-                    emit_result(cell.cell, result);
-                    return k_worker_exit_sticky;
-                }
-                // A failed call can leave a pending error on the stream; drain it so the next
-                // cell starts clean.
-                (void)hipGetLastError();
-            } catch (const std::exception& e) {
-                result = failure(CellStatus::Error, e.what());
-            }
-            emit_result(cell.cell, result);
+        bool went_on = false;
+        try {
+            if (request.flush_l2 && !flush_.data())
+                flush_ = DeviceBuffer(std::max<std::size_t>(info_.l2_bytes * 2, 1 << 20));
+            BatchSteps steps(*this);
+            went_on = run_cell_pipeline(request.cells.size(), steps);
+        } catch (...) {
+            sink.flush(); // the results written so far
+            left_ = Clock::now();
+            throw;
         }
-        return k_worker_exit_ok;
+        sink.flush();
+        left_ = Clock::now();
+        return went_on ? k_worker_exit_ok : k_worker_exit_sticky;
+    }
+
+    std::string host_time_split() const {
+        const HostTimeSplit& t = split_;
+        char line[640];
+        std::snprintf(line, sizeof line,
+                      "cells=%zu requests=%zu prepare_ms=%.3f code_objects_loaded=%zu "
+                      "load_ms=%.3f setup_ms=%.3f queue_ms=%.3f wait_ms=%.3f report_ms=%.3f "
+                      "gap_ms=%.3f between_requests_ms=%.3f",
+                      t.cells, t.requests, 1e3 * t.prepare_s, t.loaded, 1e3 * t.load_s,
+                      1e3 * t.setup_s, 1e3 * t.queue_s, 1e3 * t.wait_s, 1e3 * t.report_s,
+                      1e3 * t.gap_s, 1e3 * t.between_requests_s);
+        return line;
     }
 
 private:
+    using Clock = std::chrono::steady_clock;
+    static double seconds(Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double>(b - a).count();
+    }
+
+    // Where the host's time went, summed over every cell this worker ran (host_time_split()).
+    struct HostTimeSplit {
+        std::size_t cells = 0, requests = 0, loaded = 0;
+        double prepare_s = 0;          // prepare(): code object loads included
+        double load_s = 0;             // of it, reading and loading code objects
+        double setup_s = 0;            // a problem's tensors and reference (first cell on it)
+        double queue_s = 0;            // start() besides the set-up: queueing the launches
+        double wait_s = 0;             // blocked on the GPU in finish()
+        double report_s = 0;           // finish() besides waiting: the result and its line
+        double gap_s = 0;              // a cell's wait ending to the next cell's start()
+        double between_requests_s = 0; // one request done to the next one arriving, parsed
+    };
+
+    // A cell from prepare() to finish(): what the host made ready, then what was queued.
+    struct CellWork {
+        const WorkerCell* cell = nullptr;
+        LoadedKernel* kernel = nullptr;
+        const Problem* sizes = nullptr;
+        std::optional<std::string> unsupported; // why the kernel cannot run the problem
+        std::optional<KernelLaunch> launch;
+        ProblemData* data = nullptr;
+        // Decided before any wait: a failure while preparing or queueing, or an unsupported cell.
+        std::optional<WorkerCellResult> outcome;
+        bool sticky = false; // outcome is a GPU error that leaves the context unusable
+    };
+
+    // The pipeline's steps over the request's cells; two CellWork slots, the cell in flight and
+    // the one being prepared.
+    class BatchSteps final : public CellPipelineSteps {
+    public:
+        explicit BatchSteps(State& state) : s_(state) {}
+        void prepare(std::size_t i) override {
+            // After a sticky error in the cell before, this one is never announced: leave the
+            // broken context alone.
+            if (i > 0 && slot(i - 1).sticky) return;
+            CellWork& w = slot(i);
+            w = CellWork{};
+            w.cell = &s_.request_->cells[i];
+            s_.prepare_cell(w);
+        }
+        void announce(std::size_t i) override {
+            s_.emit_begin(slot(i).cell->cell);
+            s_.sink_->flush();
+        }
+        void start(std::size_t i) override { s_.start_cell(slot(i)); }
+        bool finish(std::size_t i) override { return s_.finish_cell(slot(i)); }
+
+    private:
+        CellWork& slot(std::size_t i) { return work_[i % 2]; }
+        State& s_;
+        CellWork work_[2];
+    };
+
+    void keep_failure(CellWork& w, const GpuError& e) {
+        w.outcome = failure(e.out_of_memory() ? CellStatus::Oom : CellStatus::Error, e.what());
+        w.sticky = e.sticky();
+    }
+
+    // Host work only: nothing is queued on the GPU, so it may run while the cell before is in
+    // flight (docs/worker-protocol.md, "Order of work inside a batch"). Loading a code object
+    // and looking up its entries is host work; an error doing so is this cell's and is reported
+    // after its "begin".
+    void prepare_cell(CellWork& w) {
+        const auto t0 = Clock::now();
+        try {
+            w.kernel = &kernel(w.cell->kernel);
+            w.sizes = &sizes(w.cell->problem);
+            if (auto support = is_supported(w.kernel->config, *w.sizes, info_.warp_size);
+                !support.ok)
+                w.unsupported = support.reason;
+            else
+                // One run is the config's whole launch sequence: the zeroing an accumulating
+                // kernel needs, the GEMM and a convert kernel (codegen/launch_sequence.h); all of
+                // it is timed.
+                w.launch.emplace(w.kernel->module,
+                                 plan_sequence(w.kernel->config, *w.sizes, info_.warp_size));
+        } catch (const GpuError& e) {
+            keep_failure(w, e);
+        } catch (const std::exception& e) {
+            w.outcome = failure(CellStatus::Error, e.what());
+        }
+        split_.prepare_s += seconds(t0, Clock::now());
+    }
+
+    // After the cell's "begin": its problem's set-up when it is new, then verification, warm-up
+    // and timed launches, all queued; the one wait is in finish_cell().
+    void start_cell(CellWork& w) {
+        const auto t0 = Clock::now();
+        if (wait_done_) split_.gap_s += seconds(*wait_done_, t0);
+        wait_done_.reset();
+        ++split_.cells;
+        if (w.outcome) {
+            // A failed call can leave a pending error; drain it so the next cell starts clean.
+            if (!w.sticky) (void)hipGetLastError();
+            return;
+        }
+        double setup_s = 0;
+        try {
+            if (w.unsupported) {
+                w.outcome = unsupported_result(w);
+            } else {
+                const auto s0 = Clock::now();
+                w.data = &problem(w.cell->problem);
+                setup_s = seconds(s0, Clock::now());
+                queue_measurement(w);
+            }
+        } catch (const GpuError& e) {
+            keep_failure(w, e);
+            if (!w.sticky) (void)hipGetLastError();
+        } catch (const std::exception& e) {
+            w.outcome = failure(CellStatus::Error, e.what());
+        }
+        split_.setup_s += setup_s;
+        split_.queue_s += seconds(t0, Clock::now()) - setup_s;
+    }
+
+    // Waits for the cell's launches and writes its result (flushed with the next "begin", or
+    // when the batch ends). False after a sticky GPU error: the batch stops there.
+    bool finish_cell(CellWork& w) {
+        const auto t0 = Clock::now();
+        WorkerCellResult result;
+        bool sticky = w.sticky;
+        double wait_s = 0;
+        if (w.outcome) {
+            result = std::move(*w.outcome);
+        } else {
+            try {
+                result = measured_result(w, wait_s);
+            } catch (const GpuError& e) {
+                result = failure(e.out_of_memory() ? CellStatus::Oom : CellStatus::Error, e.what());
+                sticky = e.sticky();
+                if (!sticky) (void)hipGetLastError();
+            } catch (const std::exception& e) {
+                result = failure(CellStatus::Error, e.what());
+            }
+        }
+        emit_result(w.cell->cell, result);
+        const auto t1 = Clock::now();
+        wait_done_ = t1;
+        split_.wait_s += wait_s;
+        split_.report_s += seconds(t0, t1) - wait_s;
+        return !sticky;
+    }
+
     static WorkerCellResult failure(CellStatus status, std::string why) {
         WorkerCellResult r;
         r.status = status;
@@ -168,14 +329,14 @@ private:
         WorkerEvent e;
         e.kind = WorkerEvent::Kind::Begin;
         e.cell = cell;
-        (*emit_)(e);
+        sink_->write(e);
     }
     void emit_result(int64_t cell, const WorkerCellResult& r) {
         WorkerEvent e;
         e.kind = WorkerEvent::Kind::Result;
         e.cell = cell;
         e.result = r;
-        (*emit_)(e);
+        sink_->write(e);
     }
 
     ReferenceKernels& reference() {
@@ -284,8 +445,11 @@ private:
         if (auto it = loaded_.find(key); it != loaded_.end()) return *it->second;
         KernelConfig config =
             config_from_json(k.config, "request.kernels[id=" + std::to_string(id) + "].config");
+        const auto t0 = Clock::now();
         gpu::Module module(read_code_object(k.code_object));
         gpu::Kernel fn = module.function(k.entry);
+        split_.load_s += seconds(t0, Clock::now());
+        ++split_.loaded;
         auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, std::move(module), fn});
         return *loaded_.emplace(key, std::move(loaded)).first->second;
     }
@@ -384,33 +548,42 @@ private:
         return pinned_tally_.get();
     }
 
-    WorkerCellResult run_cell(const WorkerCell& cell) {
-        LoadedKernel& k = kernel(cell.kernel);
-        const Problem& p = sizes(cell.problem);
-        if (auto support = is_supported(k.config, p, info_.warp_size); !support.ok) {
-            WorkerCellResult r = failure(CellStatus::Unsupported, support.reason);
-            // The baseline covers every problem of the batch, those no kernel runs included.
-            if (request_->baseline != "none") {
-                try {
-                    r.baseline_ms = problem(cell.problem).baseline_ms;
-                } catch (const GpuError& e) {
-                    if (!e.out_of_memory()) throw; // too big for a baseline: still unsupported
-                }
+    // An unsupported cell still carries its problem's baseline, which may need the problem's
+    // set-up on the GPU: hence after the cell's "begin".
+    WorkerCellResult unsupported_result(const CellWork& w) {
+        WorkerCellResult r = failure(CellStatus::Unsupported, *w.unsupported);
+        // The baseline covers every problem of the batch, those no kernel runs included.
+        if (request_->baseline != "none") {
+            try {
+                r.baseline_ms = problem(w.cell->problem).baseline_ms;
+            } catch (const GpuError& e) {
+                if (!e.out_of_memory()) throw; // too big for a baseline: still unsupported
             }
-            return r;
         }
-        ProblemData& data = problem(cell.problem);
+        return r;
+    }
 
-        // One run is the config's whole launch sequence: the zeroing an accumulating kernel
-        // needs, the GEMM and a convert kernel (codegen/launch_sequence.h); all of it is timed.
-        KernelLaunch launch(k.module, plan_sequence(k.config, p, info_.warp_size));
-        launch.prepare(); // the workspace exists before anything is timed
+    // Grow-only, so that cells neither allocate nor free device memory in the steady state.
+    // Called from start_cell(): the cell before has been waited for, nothing uses the old one.
+    void* workspace(std::size_t bytes) {
+        if (bytes == 0) return nullptr;
+        if (workspace_.bytes() < bytes) {
+            workspace_.reset();
+            workspace_ = DeviceBuffer(bytes);
+        }
+        return workspace_.data();
+    }
+
+    // Verify first, on a poisoned result tensor, so an element the kernel never writes fails.
+    // That launch is the first warm-up launch: it loads the code and the caches alike. Then the
+    // remaining warm-ups and the timed launches, all queued behind it without a wait.
+    void queue_measurement(CellWork& w) {
+        ProblemData& data = *w.data;
+        KernelLaunch& launch = *w.launch;
+        void* space = workspace(launch.workspace_bytes());
         const LaunchTensors tensors{data.buffer(Tensor::In).data(), data.buffer(Tensor::Wei).data(),
                                     data.buffer(Tensor::Out).data()};
-        auto run_once = [&] { launch.run(tensors, stream_->get()); };
-
-        // Verify first, on a poisoned result tensor, so an element the kernel never writes fails.
-        // That launch is the first warm-up launch: it loads the code and the caches alike.
+        auto run_once = [&] { launch.run(tensors, space, stream_->get()); };
         queue_verification(data, run_once);
         for (int i = 1; i < request_->warmup; ++i) run_once();
         const int repeat = std::max(request_->repeat, 1);
@@ -418,13 +591,23 @@ private:
             timer_ = std::make_unique<LaunchTimer>(repeat);
             timer_repeat_ = repeat;
         }
-        LaunchTimer& timer = *timer_;
         std::function<void()> between;
         if (request_->flush_l2)
             between = [&] {
                 GCONV_HIP_CHECK(hipMemsetAsync(flush_.data(), 0, flush_.bytes(), stream_->get()));
             };
-        const TimingStats stats = summarize_timings(timer.run(stream_->get(), run_once, between));
+        timer_->queue(stream_->get(), run_once, between);
+    }
+
+    // The one wait of a cell: the last timed launch's event (the verification tally was copied
+    // before the warm-ups, so it is in by then).
+    WorkerCellResult measured_result(const CellWork& w, double& wait_s) {
+        const ProblemData& data = *w.data;
+        const Problem& p = *w.sizes;
+        const auto t0 = Clock::now();
+        const std::vector<float> launch_ms = timer_->collect();
+        wait_s = seconds(t0, Clock::now());
+        const TimingStats stats = summarize_timings(launch_ms);
         const Verification v = verification_result(data);
 
         WorkerCellResult r;
@@ -456,6 +639,7 @@ private:
     std::unique_ptr<gpu::Stream> stream_;
     DeviceBuffer flush_;
     DeviceBuffer tally_;
+    DeviceBuffer workspace_; // shared by every cell's launch sequence (workspace())
     struct HostFree {
         void operator()(uint32_t* p) const { (void)hipHostFree(p); }
     };
@@ -470,9 +654,14 @@ private:
     std::string current_key_;
     std::map<std::string, std::string> oom_;
 
+    HostTimeSplit split_;
+    bool has_served_ = false;
+    Clock::time_point left_{};                   // the last request was done
+    std::optional<Clock::time_point> wait_done_; // the last cell's finish_cell() ended
+
     // The request being served.
     const WorkerRequest* request_ = nullptr;
-    const std::function<void(const WorkerEvent&)>* emit_ = nullptr;
+    const EventSink* sink_ = nullptr;
     Variant variant_ = Variant::Forward;
     DataType dtype_ = DataType::BF16;
     std::map<int64_t, const WorkerProblem*> problems_json_;
@@ -483,14 +672,16 @@ private:
 Session::Session(const BatchOptions& options) : state_(std::make_unique<State>(options)) {}
 Session::~Session() = default;
 
-int Session::run(const WorkerRequest& request,
-                 const std::function<void(const WorkerEvent&)>& emit) {
-    return state_->run(request, emit);
+int Session::run(const WorkerRequest& request, const EventSink& sink) {
+    return state_->run(request, sink);
 }
 
-int run_batch(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit,
-              const BatchOptions& options) {
-    return Session(options).run(request, emit);
+std::string Session::host_time_split() const {
+    return state_->host_time_split();
+}
+
+int run_batch(const WorkerRequest& request, const EventSink& sink, const BatchOptions& options) {
+    return Session(options).run(request, sink);
 }
 
 } // namespace gconv::worker

@@ -1,15 +1,25 @@
 #pragma once
 // The device side of gconv-worker: runs one batch (WorkerRequest) in this process's GPU
-// context, reporting every cell through `emit`: "begin" before its first launch, "result"
+// context, reporting every cell through an EventSink: "begin" before its first launch, "result"
 // after. Per problem the tensors are allocated once, filled with seeded random values and a
-// reference is computed by a direct-convolution kernel accumulating in fp32.
+// reference is computed by a direct-convolution kernel accumulating in fp32. The host work of
+// the next cell overlaps the GPU's work on the current one (sweep/cell_pipeline.h).
 #include "sweep/worker_protocol.h"
 
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace gconv::worker {
+
+// Where a batch's events go. `write` may buffer; `flush` pushes everything written so far to
+// the reader. The runner flushes after every "begin" (so a cell's result and the next cell's
+// announcement leave together, before that cell touches the GPU) and before it returns.
+struct EventSink {
+    std::function<void(const WorkerEvent&)> write;
+    std::function<void()> flush;
+};
 
 struct BatchOptions {
     int device = 0;
@@ -28,7 +38,11 @@ public:
 
     // Runs one batch; returns k_worker_exit_ok, or k_worker_exit_sticky after a GPU error
     // that leaves the context unusable (the cell in flight has been reported).
-    int run(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit);
+    int run(const WorkerRequest& request, const EventSink& sink);
+
+    // Where the worker's host time went over every batch so far, one line of key=value pairs
+    // (docs/worker-protocol.md, "Host time split"), for the worker log.
+    std::string host_time_split() const;
 
 private:
     class State;
@@ -38,7 +52,6 @@ private:
 // One batch in a new session. Returns the process exit code: k_worker_exit_ok, or
 // k_worker_exit_sticky after a GPU error that leaves the context unusable (the cell in flight has
 // been reported).
-int run_batch(const WorkerRequest& request, const std::function<void(const WorkerEvent&)>& emit,
-              const BatchOptions& options);
+int run_batch(const WorkerRequest& request, const EventSink& sink, const BatchOptions& options);
 
 } // namespace gconv::worker

@@ -2,6 +2,9 @@
 
 #include "gpu/hip_check.h"
 
+#include <algorithm>
+#include <iostream>
+
 namespace gconv::worker {
 
 KernelLaunch::KernelLaunch(const gpu::Module& module, LaunchSequence sequence)
@@ -15,18 +18,36 @@ KernelLaunch::KernelLaunch(const gpu::Module& module, LaunchSequence sequence)
     }
 }
 
-void KernelLaunch::prepare() {
-    if (workspace_.bytes() < sequence_.workspace_bytes)
-        workspace_ = gpu::DeviceBuffer(sequence_.workspace_bytes);
+unsigned KernelLaunch::multiprocessors() {
+    if (multiprocessors_ == 0) {
+        int device = 0, count = 0;
+        GCONV_HIP_CHECK(hipGetDevice(&device));
+        GCONV_HIP_CHECK(
+            hipDeviceGetAttribute(&count, hipDeviceAttributeMultiprocessorCount, device));
+        multiprocessors_ = static_cast<unsigned>(std::max(count, 1));
+    }
+    return multiprocessors_;
 }
 
-void KernelLaunch::run(const LaunchTensors& tensors, hipStream_t stream) {
-    prepare();
+const WgmmaMaps& KernelLaunch::maps_for(const LaunchTensors& tensors) {
+    if (!maps_ready_ || maps_in_ != tensors.in || maps_wei_ != tensors.wei) {
+        maps_ = encode_wgmma_maps(sequence_.tma, tensors.in, tensors.wei);
+        maps_in_ = tensors.in;
+        maps_wei_ = tensors.wei;
+        maps_ready_ = true;
+        // An eligible problem whose maps failed to encode runs the slower cp.async path;
+        // say so once per launch object.
+        if (sequence_.tma.enabled && !maps_.maps.enabled && maps_.why != "GCONV_WGMMA_TMA=0")
+            std::cerr << "gconv: wgmma tensor maps not used: " << maps_.why << "\n";
+    }
+    return maps_.maps;
+}
+
+void KernelLaunch::run(const LaunchTensors& tensors, void* workspace, hipStream_t stream) {
     ConvParams params = sequence_.params;
     params.in = tensors.in;
     params.wei = tensors.wei;
     params.out = tensors.out;
-    void* workspace = workspace_.data();
     for (const LaunchStep& step : sequence_.steps) {
         if (step.kind == LaunchStep::Kind::Memset) {
             void* base = nullptr;
@@ -51,8 +72,16 @@ void KernelLaunch::run(const LaunchTensors& tensors, hipStream_t stream) {
         gpu::KernelArgs args;
         args.add(params);
         if (k.workspace_arg) args.add(workspace);
+        if (k.wgmma_maps) args.add(maps_for(tensors));
         gpu::LaunchConfig config;
         config.grid = {k.grid_x, k.grid_y, k.grid_z};
+        if (k.persistent) {
+            const unsigned long long tiles =
+                static_cast<unsigned long long>(k.grid_x) * k.grid_y * k.grid_z;
+            config.grid = {
+                static_cast<unsigned>(std::min<unsigned long long>(tiles, multiprocessors())), 1,
+                1};
+        }
         config.block = {k.block_threads, 1, 1};
         config.dynamic_shared_bytes = static_cast<unsigned>(k.shared_bytes);
         config.stream = stream;

@@ -1,10 +1,12 @@
 #pragma once
 // Executes a launch sequence (codegen/launch_sequence.h) on a stream: memsets of the named
-// buffers, then each kernel with (params) or (params, workspace). The workspace is owned here
-// and reused across runs while it is large enough. Every HIP call is checked (gpu/hip_check.h).
+// buffers, then each kernel with (params), (params, workspace) or, for a wgmma kernel,
+// (params, tensor maps). The caller owns the workspace
+// (a worker keeps one, grown when a cell needs more, so cells do not allocate or free device
+// memory). Every HIP call is checked (gpu/hip_check.h).
 #include "codegen/launch_sequence.h"
-#include "gpu/buffer.h"
 #include "gpu/module.h"
+#include "worker/tma_maps.h"
 
 #include <map>
 #include <string>
@@ -24,19 +26,27 @@ public:
     // raises their dynamic shared memory limits.
     KernelLaunch(const gpu::Module& module, LaunchSequence sequence);
 
-    // Queues one complete run (zeroing included) on `stream`; allocates or grows the workspace
-    // first when needed (outside of any timing: call prepare() before timed runs).
-    void run(const LaunchTensors& tensors, hipStream_t stream);
-    // Allocates the workspace now, so that timed runs only queue work.
-    void prepare();
+    // Queues one complete run (zeroing included) on `stream`; only queues work. `workspace`
+    // holds at least workspace_bytes() (may be null when that is 0).
+    void run(const LaunchTensors& tensors, void* workspace, hipStream_t stream);
 
     const LaunchSequence& sequence() const { return sequence_; }
     std::size_t workspace_bytes() const { return sequence_.workspace_bytes; }
 
 private:
+    // The wgmma tensor maps, encoded for the tensors of the last run (re-encoded when they
+    // change).
+    const WgmmaMaps& maps_for(const LaunchTensors& tensors);
+    // Multiprocessors of the current device: the block count of a persistent grid.
+    unsigned multiprocessors();
+    unsigned multiprocessors_ = 0;
+
     LaunchSequence sequence_;
     std::map<std::string, gpu::Kernel> kernels_;
-    gpu::DeviceBuffer workspace_;
+    EncodedMaps maps_;
+    const void* maps_in_ = nullptr;
+    const void* maps_wei_ = nullptr;
+    bool maps_ready_ = false;
 };
 
 } // namespace gconv::worker

@@ -18,25 +18,39 @@ LaunchTimer::~LaunchTimer() {
 
 std::vector<float> LaunchTimer::run(hipStream_t stream, const std::function<void()>& launch,
                                     const std::function<void()>& between) {
+    queue(stream, launch, between);
+    return collect();
+}
+
+void LaunchTimer::queue(hipStream_t stream, const std::function<void()>& launch,
+                        const std::function<void()>& between) {
     const int n = int(events_.size() / 2);
-    std::vector<float> ms(std::size_t(n), 0.0f);
-    if (!between) {
+    interleaved_ = bool(between);
+    if (!interleaved_) {
         GCONV_HIP_CHECK(hipEventRecord(events_[0], stream));
         for (int i = 0; i < n; ++i) {
             launch();
             GCONV_HIP_CHECK(hipEventRecord(events_[std::size_t(i + 1)], stream));
         }
-        GCONV_HIP_CHECK(hipEventSynchronize(events_[std::size_t(n)]));
-        for (int i = 0; i < n; ++i)
-            GCONV_HIP_CHECK(hipEventElapsedTime(&ms[std::size_t(i)], events_[std::size_t(i)],
-                                                events_[std::size_t(i + 1)]));
-        return ms;
+        return;
     }
     for (int i = 0; i < n; ++i) {
         GCONV_HIP_CHECK(hipEventRecord(events_[std::size_t(2 * i)], stream));
         launch();
         GCONV_HIP_CHECK(hipEventRecord(events_[std::size_t(2 * i + 1)], stream));
         between();
+    }
+}
+
+std::vector<float> LaunchTimer::collect() {
+    const int n = int(events_.size() / 2);
+    std::vector<float> ms(std::size_t(n), 0.0f);
+    if (!interleaved_) {
+        GCONV_HIP_CHECK(hipEventSynchronize(events_[std::size_t(n)]));
+        for (int i = 0; i < n; ++i)
+            GCONV_HIP_CHECK(hipEventElapsedTime(&ms[std::size_t(i)], events_[std::size_t(i)],
+                                                events_[std::size_t(i + 1)]));
+        return ms;
     }
     GCONV_HIP_CHECK(hipEventSynchronize(events_.back()));
     for (int i = 0; i < n; ++i)

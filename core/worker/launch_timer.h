@@ -22,8 +22,16 @@ public:
     std::vector<float> run(hipStream_t stream, const std::function<void()>& launch,
                            const std::function<void()>& between = {});
 
+    // run() in two halves, so that the host can do other work while the launches execute:
+    // queue() records the events and launches without waiting; collect() waits for the last
+    // event and returns each launch's milliseconds. The same events serve every queue().
+    void queue(hipStream_t stream, const std::function<void()>& launch,
+               const std::function<void()>& between = {});
+    std::vector<float> collect();
+
 private:
     std::vector<hipEvent_t> events_;
+    bool interleaved_ = false; // the last queue() had a `between`: one event pair per launch
 };
 
 } // namespace gconv::worker

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # One device call for the sm_90a wgmma pipeline: build the Qt-free tools, verify every kernel
-# of configs/forward_{bf16,fp16}_wgmma.json on the forward 2D / 3D test_validation sets and
-# validation_holdout, then time forward_bf16.json (its sm_90a pool holds wgmma kernels too) and
-# the bf16 wgmma pool against cuDNN on the 2D baseline shapes, and print the class report.
+# of the wgmma pools on the forward 2D / 3D test_validation sets and validation_holdout (the
+# pools' verifications run side by side), then time the bf16 pools against cuDNN on the 2D
+# baseline shapes and print the class report and a per-kernel table.
 # usage (on the GPU machine, .deps carried): scripts/device/verify_wgmma.sh
+#   GCONV_WGMMA_VERIFY=a,b  pools to verify (default forward_bf16_wgmma,
+#                           forward_bf16_persistent_wgmma, forward_fp16_wgmma)
+#   GCONV_WGMMA_TIME=a,b    bf16 pools to time (default forward_bf16_wgmma,
+#                           forward_bf16_persistent_wgmma)
+#   GCONV_VERIFY_ONLY=1     stop after the verification
+#   GCONV_WGMMA_SHAPES=a,b  time only these baseline shapes (layer names without "baseline.")
+#   GCONV_WGMMA_CPASYNC=1   time the first timed pool again with GCONV_WGMMA_TMA=0 (the cp.async
+#                           producer instead of the tensor-map copies, same kernels)
+#   GCONV_WGMMA_FULL=1      also time forward_bf16.json (its sm_90a pool holds wgmma kernels)
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
@@ -16,19 +25,66 @@ bench=build/device/app/gconv-bench
 export GCONV_CACHE_DIR=/tmp/gconv-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 common=(--variant forward --arch auto --progress none --kernel-timeout 10)
-for cfg in forward_bf16_wgmma forward_fp16_wgmma; do
-  t=$(date +%s)
-  $bench "${common[@]}" --batch-size 400 --warmup 2 --repeat 5 --config configs/$cfg.json \
+IFS=, read -ra verify <<< "${GCONV_WGMMA_VERIFY:-forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_fp16_wgmma}"
+IFS=, read -ra timed_pools <<< "${GCONV_WGMMA_TIME:-forward_bf16_wgmma,forward_bf16_persistent_wgmma}"
+t=$(date +%s)
+for cfg in "${verify[@]}"; do
+  timeout 150 $bench "${common[@]}" --batch-size 400 --warmup 1 --repeat 2 --config configs/$cfg.json \
     --problems forward_2d_test_validation,forward_3d_test_validation,validation_holdout \
-    --output "$out/verify_$cfg.csv" 2>&1 | tail -3
-  echo "$cfg: $(( $(date +%s) - t )) s"
+    --output "$out/verify_$cfg.csv" > "$out/verify_$cfg.txt" 2>&1 &
 done
+wait
+tail -q -n 2 "$out"/verify_*.txt
+echo "verify: $(( $(date +%s) - t )) s"
 python3 bench/report.py "$out"/verify_*.csv | tee "$out/verify_report.txt"
 [ -n "${GCONV_VERIFY_ONLY:-}" ] && exit 0
-for cfg in forward_bf16_wgmma forward_bf16; do
-  $bench "${common[@]}" --batch-size 100 --warmup 3 --repeat 20 --baseline cudnn --config configs/$cfg.json \
-    --problems-file bench/baselines/baseline_forward_2d.json --output "$out/baseline_$cfg.csv" 2>&1 | tail -2
+shapes=bench/baselines/baseline_forward_2d.json
+if [ -n "${GCONV_WGMMA_SHAPES:-}" ]; then
+  shapes=/tmp/wgmma_shapes.json
+  python3 - "$GCONV_WGMMA_SHAPES" > "$shapes" <<'PY'
+import json, sys
+d = json.load(open("bench/baselines/baseline_forward_2d.json"))
+keep = {"baseline." + s for s in sys.argv[1].split(",")}
+d["problems"] = [p for p in d["problems"] if p["layer"] in keep]
+print(json.dumps(d))
+PY
+fi
+timed=(--batch-size 100 --warmup 3 --repeat 20 --problems-file "$shapes")
+for cfg in "${timed_pools[@]}"; do
+  $bench "${common[@]}" "${timed[@]}" --baseline cudnn --config configs/$cfg.json \
+    --output "$out/baseline_$cfg.csv" 2>&1 | tail -1
 done
-python3 bench/report.py --classes --shapes --markdown "$out"/baseline_forward_bf16*.csv | tee "$out/classes.md"
-python3 bench/report.py --best "$out"/baseline_forward_bf16*.csv | tee "$out/best.txt"
+if [ -n "${GCONV_WGMMA_CPASYNC:-}" ]; then
+  GCONV_WGMMA_TMA=0 $bench "${common[@]}" "${timed[@]}" --config configs/${timed_pools[0]}.json \
+    --output "$out/cpasync_${timed_pools[0]}.csv" 2>&1 | tail -1
+fi
+if [ -n "${GCONV_WGMMA_FULL:-}" ]; then
+  $bench "${common[@]}" "${timed[@]}" --baseline cudnn --config configs/forward_bf16.json \
+    --output "$out/baseline_forward_bf16.csv" 2>&1 | tail -1
+fi
+grep -h "tensor maps not used" "$out"/*.worker.log 2>/dev/null | sort | uniq -c | head -5
+python3 bench/report.py --classes --shapes --markdown "$out"/baseline_*.csv | tee "$out/classes.md"
+python3 - "$out" <<'PY'
+import csv, glob, os, sys
+out = sys.argv[1]
+def ok(path):
+    return {(r["layer"], r["kernel"]): r for r in csv.DictReader(open(path)) if r["status"] == "ok"}
+cpa = {}
+for p in glob.glob(os.path.join(out, "cpasync_*.csv")):
+    cpa.update(ok(p))
+print("| shape | kernel | ms | TFLOP/s | cp.async ms | cuDNN ms | vs cuDNN |")
+print("|---|---|---|---|---|---|---|")
+rows = {}
+for p in glob.glob(os.path.join(out, "baseline_*.csv")):
+    rows.update(ok(p))
+for (layer, k), r in sorted(rows.items(), key=lambda kv: (kv[0][0], float(kv[1]["latency_ms"]))):
+    c = cpa.get((layer, k))
+    tile = k.split("_compv5")[0].split("_")[-1]
+    rest = k.split("intrawave_")[1]
+    tags = (" gm2" if "_gm2" in k else "") + (" direct" if "epdirect" in k else "")
+    print(f"| {layer.replace('baseline.', '')} | {tile} {rest.split('_v')[0]}{tags} | "
+          f"{float(r['latency_ms']):.4f} | {float(r['tflops']):.1f} | "
+          f"{float(c['latency_ms']) if c else float('nan'):.4f} | {r['baseline_ms'][:6]} | "
+          f"{r['speedup'][:5]} |")
+PY
 echo "total: $(( $(date +%s) - t0 )) s"

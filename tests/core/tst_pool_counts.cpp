@@ -1,6 +1,6 @@
 // The pool of every shipped config on every architecture: hundreds of kernels on sm_90 and
-// gfx950 (a few dozen at most for the direct pipeline's *_direct.json), and exactly the counts the
-// README's table states.
+// gfx950 (a few dozen at most for the direct pipeline's *_direct.json; the NVIDIA-only
+// *_direct_mma.json none on AMD), and exactly the counts the README's table states.
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/trait_config.h"
@@ -60,6 +60,14 @@ private slots:
             const auto traits = load_trait_config(dir.filePath(f).toStdString());
             // The direct pipeline's pools are small on purpose: few knobs, one loop.
             const bool direct = f.endsWith("_direct.json");
+            // The tensor-core direct pool is NVIDIA-only (ldmatrix, mma.sync), a few per C/G.
+            if (f.endsWith("_direct_mma.json")) {
+                const auto n = enumerate_pool(traits, specs.get("sm_90"), specs).kernels.size();
+                QVERIFY2(n >= 20 && n <= 300, qPrintable(QString("%1 on sm_90: %2").arg(f).arg(n)));
+                QVERIFY2(enumerate_pool(traits, specs.get("gfx950"), specs).kernels.empty(),
+                         qPrintable(QString("%1 has kernels on gfx950").arg(f)));
+                continue;
+            }
             // The wgmma pools exist on sm_90a only (compv5 there is the wgmma pipeline).
             if (f.endsWith("_wgmma.json")) {
                 const auto n = enumerate_pool(traits, specs.get("sm_90a"), specs).kernels.size();

@@ -5,7 +5,9 @@
 //   nothing after it and exits with the sticky-error code; the next batch, in a new worker, runs
 //   fine;
 // - a problem whose tensors exceed the GPU's memory: each of its cells reports oom, and a small
-//   problem of the same batch, before and after it, passes verification.
+//   problem of the same batch, before and after it, passes verification;
+// - a code object without the worker's entry, prepared while the cell before it is on the GPU:
+//   the error is that cell's own result, after its begin, and the cells around it pass.
 // Skips without a device or without a built worker.
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
@@ -259,6 +261,51 @@ private slots:
             QVERIFY(r->non_zero.value_or(false));
         }
         QCOMPARE(run.exit_code, k_worker_exit_ok);
+    }
+
+    // The worker loads the next cell's code object while the current cell's launches run
+    // (docs/worker-protocol.md, "Order of work inside a batch"); a load that fails must still
+    // land on the cell it belongs to, not on the one in flight. The code object loads but has
+    // no entry of the worker's name.
+    void codeObjectWithoutTheEntryIsItsOwnCellsError() {
+        const jit::KernelCache cache(dir_.filePath("cache").toStdString());
+        jit::CompileRequest request;
+        request.name = "no_entry.hip";
+        request.source = "extern \"C\" __global__ void gconv_not_the_entry_" +
+                         std::to_string(QRandomGenerator::global()->generate()) + "() {}\n";
+        request.arch = info_.arch;
+        const auto compiled = jit::compile_cached(cache, jit::native_toolchain(), request);
+        QVERIFY2(compiled.ok, compiled.log.c_str());
+        const QString no_entry_path = dir_.filePath("no_entry.code");
+        {
+            std::ofstream f(no_entry_path.toStdString(), std::ios::binary);
+            f.write(compiled.code.data(), std::streamsize(compiled.code.size()));
+            QVERIFY(f.good());
+        }
+        WorkerRequest batch = base_request();
+        batch.kernels = {worker_kernel(1, kernel_name(kernels_[0]), code_objects_[0], kernels_[0]),
+                         worker_kernel(2, "no_entry", no_entry_path.toStdString(), kernels_[0])};
+        batch.problems = {worker_problem(0, small_)};
+        batch.cells = {{30, 1, 0}, {31, 2, 0}, {32, 1, 0}};
+        const WorkerRun run = run_worker(batch);
+        QVERIFY2(run.finished, qPrintable(run.stderr_text));
+        QVERIFY2(run.bad_lines.isEmpty(), qPrintable(run.bad_lines.join('\n')));
+        QCOMPARE(run.trace(), QString("b30 r30 b31 r31 b32 r32 e"));
+        const auto bad = run.result(31);
+        QCOMPARE(status_name(bad), QString("error"));
+        qInfo("cell 31: %s", bad->error.c_str());
+        QVERIFY2(QString::fromStdString(bad->error).contains("hipModuleGetFunction"),
+                 bad->error.c_str());
+        for (int64_t cell : {30, 32}) {
+            const auto r = run.result(cell);
+            QCOMPARE(status_name(r), QString("ok"));
+            QVERIFY(r->verified.value_or(false));
+        }
+        QCOMPARE(run.exit_code, k_worker_exit_ok);
+        // The worker log accounts for its host time; the failed load does not count as loaded.
+        QVERIFY2(run.stderr_text.contains("host time split: cells=3 requests=1 "),
+                 qPrintable(run.stderr_text));
+        QVERIFY2(run.stderr_text.contains(" code_objects_loaded=1 "), qPrintable(run.stderr_text));
     }
 };
 

@@ -1,0 +1,50 @@
+#pragma once
+// Geometry, support checks and grids of the tensor-core direct pipeline
+// (kernels/gconv_direct_mma.h): what tile_m / tile_n / tile_k and the warp tile mean there, shared
+// by rules.cpp, launch_plan.cpp and the generator.
+#include "codegen/launch_plan.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gconv {
+
+bool is_direct_mma(const KernelConfig& config);
+// Channels of one unit: C/G when it is a multiple of 8, else 8 (8 / (C/G) groups staged
+// block-diagonally). tile_k is the C/G the kernel is compiled for.
+int direct_mma_unit_channels(const KernelConfig& config);
+// The warp tile n a direct_mma kernel carries: its unit's output channels.
+int direct_mma_warp_tile_n(int c_per_group);
+
+// Per-problem block geometry; gconv_direct_mma.h's geometry() is the same formula.
+struct DirectMmaGeometry {
+    int64_t tile_w = 0, tile_h = 0;   // output columns and rows of a block tile
+    int64_t tiles_w = 0, tiles_h = 0; // tiles per image along W and H
+    int64_t halo_h = 0, halo_w = 0;   // input pixels the tile reads
+    int64_t taps = 0, reduction = 0;  // filter taps; tap * unit channels padded to 16
+};
+DirectMmaGeometry direct_mma_geometry(const KernelConfig& config, const Problem& problem);
+// Tiles one block walks: 1 without double_smem_buffer; with it at least 2, more when the
+// problem has more than k_direct_mma_target_blocks tiles (times channel runs), so that the
+// grid stays near a few resident blocks per SM and each block overlaps copies with MMAs.
+inline constexpr int64_t k_direct_mma_target_blocks = 1024;
+int64_t direct_mma_tiles_per_block(const KernelConfig& config, const Problem& problem);
+// Dynamic shared memory: halo (halo_h * halo_w pixels of tile_n + pad channels; two buffers
+// with double_smem_buffer) + filter (tile_n rows of reduction + 8) + the reduction's offset
+// table (reduction / 8 ints) + two ints (halo offset, row and column) per tile pixel, the
+// pixels padded to whole items of warp_tile_m rows.
+std::size_t direct_mma_shared_bytes(const KernelConfig& config, const Problem& problem);
+// Largest dynamic shared memory a direct_mma block may take: the sm_89 opt-in (99 KiB) rounded
+// down, so that two blocks fit on every NVIDIA target this project builds for.
+inline constexpr std::size_t k_direct_mma_max_shared = 96 * 1024;
+
+// The generated translation unit of a direct_mma kernel.
+std::string generate_direct_mma_source(const KernelConfig& config);
+
+namespace detail {
+SupportCheck check_direct_mma(const KernelConfig& config, const Problem& problem, int warp_size);
+LaunchPlan plan_direct_mma(const KernelConfig& config, const Problem& problem, int warp_size);
+} // namespace detail
+
+} // namespace gconv

@@ -1,0 +1,40 @@
+// The translation unit of a tensor-core direct kernel (kernels/gconv_direct_mma.h): its config
+// struct holds only the knobs that kernel reads.
+#include "codegen/direct_mma_plan.h"
+#include "codegen/kernel_source.h"
+
+#include <sstream>
+
+namespace gconv {
+
+std::string generate_direct_mma_source(const KernelConfig& c) {
+    std::ostringstream s;
+    const int warps = c.wave_m * c.wave_n * c.wave_k;
+    s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
+      << c.ndim_spatial << "d direct_mma pixels " << c.tile_m << " channels " << c.tile_n << " C/G "
+      << c.tile_k << " warp tile m " << c.warp_tile_m << " warps " << warps
+      << (c.double_smem_buffer ? " dsb" : "") << " bpc " << c.block_per_cu << "\n";
+    s << "#include \"gconv_direct_mma.h\"\n";
+    s << "\nstruct GconvConfig {\n";
+    auto field = [&](const char* name, int value) {
+        s << "    static constexpr int " << name << " = " << value << ";\n";
+    };
+    field("kDType", static_cast<int>(c.dtype));
+    field("kPipeline", static_cast<int>(c.pipeline));
+    field("kTileM", c.tile_m);
+    field("kTileN", c.tile_n);
+    field("kCpg", c.tile_k);
+    field("kWarpTileM", c.warp_tile_m);
+    field("kWarps", warps);
+    field("kDoubleBuffer", c.double_smem_buffer ? 1 : 0);
+    s << "};\n";
+    s << "static_assert(GconvConfig::kPipeline == gconv::direct_mma::kPipelineCode, \"pipeline "
+         "code\");\n\n";
+    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
+      << c.block_per_cu << ")\n"
+      << kernel_entry_name() << "(gconv::ConvParams p) {\n"
+      << "    gconv::direct_mma::forward<GconvConfig>(p);\n}\n";
+    return s.str();
+}
+
+} // namespace gconv

@@ -1,0 +1,126 @@
+// Support checks and grids of the tensor-core direct kernels (gconv_direct_mma.h).
+#include "codegen/direct_mma_plan.h"
+#include "codegen/launch_plan_detail.h"
+
+#include <algorithm>
+
+namespace gconv {
+using detail::ceil_div;
+using detail::Reasons;
+
+namespace {
+
+constexpr int64_t k_max_int = INT32_MAX;
+
+// Elements per halo pixel: tile_n plus a pad that makes the pixel an odd number of 16-byte
+// units, so the 8 rows of an ldmatrix phase (consecutive pixels) hit 8 different bank groups.
+int64_t pixel_stride(const KernelConfig& c) {
+    return c.tile_n + ((c.tile_n / 8) % 2 == 0 ? 8 : 16);
+}
+
+} // namespace
+
+bool is_direct_mma(const KernelConfig& c) {
+    return c.pipeline == Pipeline::DirectMma;
+}
+
+int direct_mma_unit_channels(const KernelConfig& c) {
+    return std::max(8, c.tile_k);
+}
+
+int direct_mma_warp_tile_n(int c_per_group) {
+    return std::max(8, c_per_group);
+}
+
+DirectMmaGeometry direct_mma_geometry(const KernelConfig& c, const Problem& p) {
+    DirectMmaGeometry g;
+    const int64_t tm = std::max(1, c.tile_m);
+    g.tile_w = std::max<int64_t>(1, std::min(p.Wo(), tm));
+    g.tile_h = std::clamp<int64_t>(tm / g.tile_w, 1, std::max<int64_t>(1, p.Ho()));
+    g.tiles_w = ceil_div(p.Wo(), g.tile_w);
+    g.tiles_h = ceil_div(p.Ho(), g.tile_h);
+    g.halo_h = (g.tile_h - 1) * p.stride_h + (p.Y - 1) * p.dilation_h + 1;
+    g.halo_w = (g.tile_w - 1) * p.stride_w + (p.X - 1) * p.dilation_w + 1;
+    g.taps = p.Y * p.X;
+    g.reduction = ceil_div(g.taps * direct_mma_unit_channels(c), 16) * 16;
+    return g;
+}
+
+int64_t direct_mma_tiles_per_block(const KernelConfig& c, const Problem& p) {
+    if (!c.double_smem_buffer) return 1;
+    const DirectMmaGeometry g = direct_mma_geometry(c, p);
+    const int64_t blocks = p.N * g.tiles_h * g.tiles_w * ceil_div(p.C, std::max(1, c.tile_n));
+    return std::max<int64_t>(2, ceil_div(blocks, k_direct_mma_target_blocks));
+}
+
+std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
+    const DirectMmaGeometry g = direct_mma_geometry(c, p);
+    const int64_t elem = element_bytes(c.dtype);
+    const int64_t halo =
+        (c.double_smem_buffer ? 2 : 1) * g.halo_h * g.halo_w * pixel_stride(c) * elem;
+    const int64_t filter = int64_t{c.tile_n} * (g.reduction + 8) * elem;
+    // Offsets of the reduction's 8-channel halves, and two ints per padded tile pixel.
+    const int64_t tile_pixels = g.tile_w * g.tile_h, frags = std::max(1, c.warp_tile_m / 16);
+    const int64_t rows = ceil_div(ceil_div(tile_pixels, 16), frags) * frags * 16;
+    const int64_t table = g.reduction / 8 * 4 + 2 * rows * 4;
+    return static_cast<std::size_t>(halo + filter + table);
+}
+
+namespace detail {
+
+LaunchPlan plan_direct_mma(const KernelConfig& c, const Problem& p, int warp_size) {
+    LaunchPlan plan;
+    const DirectMmaGeometry g = direct_mma_geometry(c, p);
+    auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
+    plan.grid_x = u32(ceil_div(p.N * g.tiles_h * g.tiles_w, direct_mma_tiles_per_block(c, p)));
+    plan.grid_y = u32(ceil_div(p.C, std::max(1, c.tile_n)));
+    plan.grid_z = 1;
+    plan.block_threads = static_cast<unsigned>(c.wave_m * c.wave_n * c.wave_k * warp_size);
+    plan.shared_bytes = direct_mma_shared_bytes(c, p);
+    return plan;
+}
+
+SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_size) {
+    Reasons r;
+    const std::vector<std::string> problem_errors = validate(p);
+    if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
+    if (c.layout != "nhwgc") r.fail("layout: only nhwgc exists (got '", c.layout, "')");
+    if (c.variant != Variant::Forward)
+        r.fail("variant: direct_mma kernels exist for forward only (got ", to_string(c.variant),
+               ")");
+    if (c.ndim_spatial != 2 || p.ndim_spatial != 2)
+        r.fail("ndim_spatial: direct_mma kernels are 2d (kernel ", c.ndim_spatial, "d, problem ",
+               p.ndim_spatial, "d)");
+    if (c.dtype == DataType::FP32) r.fail("data_type: direct_mma runs bf16 / fp16 mma.sync");
+    if (warp_size != 32) r.fail("warp size: direct_mma is built for 32-lane warps only");
+    if (r.failed) return {false, r.text.str()};
+
+    // The kernel is compiled for one group width: tile_k = C/G = K/G.
+    const int64_t cpg = p.c_per_group(), kpg = p.k_per_group();
+    if (kpg != cpg)
+        r.fail("K/G: ", kpg, " differs from C/G = ", cpg,
+               "; direct_mma needs K/G = C/G (channel multipliers are not implemented)");
+    else if (cpg != c.tile_k)
+        r.fail("tile_k: the kernel is compiled for C/G = ", c.tile_k,
+               ", the problem has C/G = ", cpg);
+    else if (p.C % direct_mma_unit_channels(c) != 0)
+        r.fail("C: ", p.C, " is not a multiple of the ", direct_mma_unit_channels(c),
+               "-channel unit (8 / (C/G) groups for C/G < 8)");
+    if (p.input_elements() > k_max_int || p.output_elements() > k_max_int ||
+        p.weight_elements() > k_max_int)
+        r.fail("input / output / weight: over 2^31 elements; direct_mma kernels use 32-bit "
+               "offsets");
+    if (direct_mma_shared_bytes(c, p) > k_direct_mma_max_shared)
+        r.fail("tile_m / tile_n: the halo and filter of a ", c.tile_m, "-pixel x ", c.tile_n,
+               "-channel block need ", direct_mma_shared_bytes(c, p),
+               " bytes of shared memory, over ", k_direct_mma_max_shared);
+    if (r.failed) return {false, r.text.str()};
+    const LaunchPlan plan = plan_direct_mma(c, p, warp_size);
+    if (plan.grid_x == 0 || plan.grid_y == 0 || plan.grid_y > 65535)
+        r.fail("grid: ", plan.grid_x, " x ", plan.grid_y, " exceeds the launch limits");
+    if (r.failed) return {false, r.text.str()};
+    return {true, {}};
+}
+
+} // namespace detail
+} // namespace gconv

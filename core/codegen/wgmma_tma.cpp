@@ -1,0 +1,73 @@
+#include "codegen/wgmma_tma.h"
+
+#include "codegen/launch_plan.h"
+
+namespace gconv {
+
+WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
+    WgmmaTmaPlan plan;
+    auto no = [&](std::string why) {
+        plan.reason = std::move(why);
+        return plan;
+    };
+    if (!uses_wgmma(c) || c.variant != Variant::Forward) return no("not a wgmma kernel");
+    if (c.num_groups_to_merge != 1) return no("merged groups");
+    if (c.split_image) return no("split image");
+    if (c.tile_k != 64) return no("tile_k is not 64");
+    const int64_t cpg = p.c_per_group(), kpg = p.k_per_group();
+    if (cpg % 64 != 0) return no("C/G is not a multiple of 64");
+    const bool three = c.ndim_spatial == 3;
+    // Corner and offset ranges of the copy engine's im2col mode: 8 / 8 bits for a rank-4
+    // tensor, 5 / 5 bits for rank 5.
+    const int64_t corner_min = three ? -16 : -128, corner_max = three ? 15 : 127;
+    const int64_t offset_max = three ? 31 : 255;
+    const int64_t pad[3] = {p.pad_w, p.pad_h, p.pad_d};
+    const int64_t span[3] = {p.dilation_w * (p.X - 1), p.dilation_h * (p.Y - 1),
+                             p.dilation_d * (p.Z - 1)};
+    const int64_t stride[3] = {p.stride_w, p.stride_h, p.stride_d};
+    const int spatial = three ? 3 : 2;
+    for (int i = 0; i < spatial; ++i) {
+        const int64_t lower = -pad[i], upper = pad[i] - span[i];
+        if (lower < corner_min || lower > corner_max || upper < corner_min || upper > corner_max)
+            return no("padding or filter span outside the im2col corner range");
+        if (span[i] > offset_max) return no("filter span outside the im2col offset range");
+        if (stride[i] < 1 || stride[i] > 8) return no("stride over 8");
+        plan.a.lower[i] = static_cast<int>(lower);
+        plan.a.upper[i] = static_cast<int>(upper);
+    }
+    const uint64_t elem = 2;
+    TmaIm2colGeometry& a = plan.a;
+    a.rank = three ? 5 : 4;
+    const uint64_t in_dims[5] = {uint64_t(p.C), uint64_t(p.Wi), uint64_t(p.Hi), uint64_t(p.Di),
+                                 uint64_t(p.N)};
+    int d = 0;
+    for (int i = 0; i < 5; ++i) {
+        if (!three && i == 3) continue; // no depth dimension
+        a.dims[d++] = in_dims[i];
+    }
+    uint64_t running = elem;
+    for (int i = 1; i < a.rank; ++i) {
+        running *= a.dims[i - 1];
+        a.strides_bytes[i - 1] = running;
+    }
+    a.element_strides[0] = 1;
+    for (int i = 0; i < spatial; ++i) a.element_strides[1 + i] = static_cast<uint32_t>(stride[i]);
+    a.element_strides[a.rank - 1] = 1;
+    a.channels = 64;
+    a.pixels = static_cast<uint32_t>(c.tile_m);
+
+    TmaTiledGeometry& b = plan.b;
+    const int64_t taps = p.Z * p.Y * p.X;
+    b.dims[0] = uint64_t(cpg);
+    b.dims[1] = uint64_t(taps);
+    b.dims[2] = uint64_t(p.G * kpg);
+    b.strides_bytes[0] = uint64_t(cpg) * elem;
+    b.strides_bytes[1] = uint64_t(cpg * taps) * elem;
+    b.box[0] = 64;
+    b.box[1] = 1;
+    b.box[2] = static_cast<uint32_t>(c.tile_n);
+    plan.enabled = true;
+    return plan;
+}
+
+} // namespace gconv

@@ -1,0 +1,46 @@
+#pragma once
+// The tensor maps of a wgmma kernel (compv5 on sm_90a, core/kernels/gconv_wgmma.h): whether a
+// (config, problem) pair can load its operands with the bulk tensor copy engine, and the
+// geometry the host encodes (core/worker/tma_maps.h). GPU-free, so tests can check it.
+//
+// A: the NHWGC (NDHWGC) input as a rank-4 (rank-5) tensor {C, Wi, Hi, (Di,) N} in im2col mode:
+//    one copy = tile_m output pixels x 64 channels of one tap. The bounding box holds the
+//    filter base positions (lower corner -pad, upper corner pad - dilation * (R - 1)), walked
+//    with the convolution strides; the tap enters as the im2col offsets (dilation * tap).
+// B: the weight {C/G, Z*Y*X, G*K/G} tiled, one copy = 64 channels x 1 tap x tile_n rows.
+// Both land in the 128-byte swizzle the wgmma descriptors read. Not eligible: merged groups,
+// split image, C/G not a multiple of 64 (a K tile must stay inside one tap), corners or
+// offsets outside what the copy engine encodes, strides over 8.
+#include "config/kernel_config.h"
+#include "problem/problem.h"
+
+#include <cstdint>
+#include <string>
+
+namespace gconv {
+
+struct TmaIm2colGeometry {
+    int rank = 0;                     // 4 (2D) or 5 (3D)
+    uint64_t dims[5] = {};            // innermost first: C, Wi, Hi, (Di,) N
+    uint64_t strides_bytes[4] = {};   // of dims 1 .. rank-1
+    int lower[3] = {}, upper[3] = {}; // bounding-box corners, W, H, (D)
+    uint32_t element_strides[5] = {}; // 1, stride_w, stride_h, (stride_d,) 1
+    uint32_t channels = 0, pixels = 0;
+};
+
+struct TmaTiledGeometry {
+    uint64_t dims[3] = {};          // C/G, Z*Y*X, G*K/G
+    uint64_t strides_bytes[2] = {}; // of dims 1, 2
+    uint32_t box[3] = {};           // 64, 1, tile_n
+};
+
+struct WgmmaTmaPlan {
+    bool enabled = false;
+    std::string reason; // why not, when !enabled
+    TmaIm2colGeometry a;
+    TmaTiledGeometry b;
+};
+
+WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& config, const Problem& problem);
+
+} // namespace gconv

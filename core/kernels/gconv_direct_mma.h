@@ -1,0 +1,347 @@
+#pragma once
+// Tensor-core direct convolution for small groups (pipeline `direct_mma`, forward, 2D, NVIDIA):
+// no im2col through global memory and no block-diagonal GEMM over merged groups.
+//
+// Block: an output tile of TH rows x TW columns of one image (TW = min(Wo, kTileM), TH =
+// kTileM / TW, both clipped to the image) x kTileN consecutive channels (whole groups).
+//   1. cp.async copies the input halo of the tile, all kTileN channels of each pixel at once
+//      (one contiguous run of NHWGC, 16-byte vectors, zero-filled outside the image), and the
+//      filter of those channels (one contiguous run of GKYXC) into shared memory.
+//   2. Each warp takes items of (kWarpTileM / 16 m16 fragments of tile pixels) x (one unit) and
+//      reduces over every tap: per k16 step one ldmatrix.x4 per m16 fragment straight from the
+//      halo (a matrix row is one output pixel's 8 channels of one tap: 16 contiguous bytes), the
+//      filter fragments by ldmatrix, and mma.sync m16n8k16 with fp32 accumulators.
+//   3. Accumulators are stored from registers (2 channels per lane and row).
+// The filter is staged once per block. Without kDoubleBuffer a block computes one tile; with it
+// the block walks tiles blockIdx.x, + gridDim.x, ... with two halo buffers, copying the next
+// tile's halo while the warps multiply the current one.
+// A unit is one group when C/G >= 8 (C/G a multiple of 8), else 8 / (C/G) consecutive groups
+// whose filter is staged block-diagonally (zeros between different groups), so every ldmatrix
+// row is still 8 channels of one tap. The reduction index is tap * UC + channel of the unit,
+// padded to whole k16 steps; the padding reads tap 0 (in the receptive field) times zero weights.
+// Grid (codegen/launch_plan_direct_mma.cpp): x = tiles (N * ceil(Ho / TH) * ceil(Wo / TW)), or
+// ceil(tiles / T) with kDoubleBuffer (T from the plan; the kernel strides by gridDim.x),
+// y = ceil(C / kTileN). Offsets are 32-bit (is_supported checks).
+#include "gconv_arch.h"
+#include "gconv_convert.h"
+#include "gconv_params.h"
+
+#if !defined(GCONV_NV)
+#error "gconv_direct_mma.h uses ldmatrix and mma.sync: NVIDIA only (rule pipeline_hardware)"
+#endif
+
+namespace gconv {
+
+extern __shared__ GCONV_ALIGN(16) u8 gconv_dynamic_smem[];
+
+namespace direct_mma {
+
+// Pipeline::DirectMma in config/enums.h.
+enum { kPipelineCode = 8 };
+
+template <class Cfg> struct Shape {
+    typedef typename DTypeOf<Cfg::kDType>::type T;
+    static constexpr int CPG = Cfg::kCpg;             // C/G = K/G
+    static constexpr int UC = CPG < 8 ? 8 : CPG;      // channels of one unit
+    static constexpr int CB = Cfg::kTileN;            // channels of the block
+    static constexpr int UPB = CB / UC;               // units of the block
+    static constexpr int VPP = CB / 8;                // 16-byte vectors per halo pixel
+    static constexpr int PAD = VPP % 2 == 0 ? 8 : 16; // odd count of 16-byte units per pixel
+    static constexpr int PSTRIDE = CB + PAD;          // elements per halo pixel
+    static constexpr int MF = Cfg::kWarpTileM / 16;   // m16 fragments per item
+    static constexpr int NF = UC / 8;                 // n8 fragments per unit
+    static constexpr int TM = Cfg::kTileM;
+    static constexpr int THREADS = Cfg::kWarps * GCONV_WARP_SIZE;
+    static constexpr bool IS_HALF = Cfg::kDType == 1;
+    static_assert(sizeof(T) == 2, "bf16 / fp16 only");
+    static_assert(CPG == 1 || CPG == 2 || CPG == 4 || CPG % 8 == 0, "C/G: 1, 2, 4 or 8k");
+    static_assert(CB % UC == 0 && CB >= UC, "tile_n must hold whole units");
+    static_assert(MF >= 1 && MF <= 4 && MF * 16 == Cfg::kWarpTileM, "warp_tile_m 16, 32, 64");
+};
+
+// Per-problem geometry; codegen/launch_plan_direct_mma.cpp computes the same formulas.
+struct Geometry {
+    int tw, th, tiles_w, tiles_h, tile_pixels, m_items;
+    int hh, hw;          // halo rows and columns
+    int taps, kr, steps; // taps, reduction per unit padded to k16, k16 steps
+    int wstride;         // elements per staged filter row (kr + 8)
+};
+
+template <class S> GCONV_DEVICE Geometry geometry(const ConvParams& p) {
+    Geometry g;
+    g.tw = p.Wo < S::TM ? p.Wo : S::TM;
+    g.th = S::TM / g.tw;
+    if (g.th > p.Ho) g.th = p.Ho;
+    if (g.th < 1) g.th = 1;
+    g.tiles_w = (p.Wo + g.tw - 1) / g.tw;
+    g.tiles_h = (p.Ho + g.th - 1) / g.th;
+    g.tile_pixels = g.th * g.tw;
+    g.m_items = ((g.tile_pixels + 15) / 16 + S::MF - 1) / S::MF;
+    g.hh = (g.th - 1) * p.stride_h + (p.Y - 1) * p.dilation_h + 1;
+    g.hw = (g.tw - 1) * p.stride_w + (p.X - 1) * p.dilation_w + 1;
+    g.taps = p.Y * p.X;
+    g.kr = (g.taps * S::UC + 15) / 16 * 16;
+    g.steps = g.kr / 16;
+    g.wstride = g.kr + 8;
+    return g;
+}
+
+// Copies the input halo of one tile into `halo`: row by row, each pixel's CB channels as VPP
+// 16-byte vectors, zeros outside the image and past the present channels.
+template <class S>
+GCONV_DEVICE void load_halo(const ConvParams& p, const Geometry& g, typename S::T* halo, int tile,
+                            int ch0, int present) {
+    typedef typename S::T T;
+    const int tw_i = tile % g.tiles_w;
+    tile /= g.tiles_w;
+    const int th_i = tile % g.tiles_h;
+    const int n = tile / g.tiles_h;
+    const T* in = static_cast<const T*>(p.in);
+    const int ih0 = th_i * g.th * p.stride_h - p.pad_h, iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
+    const int tid = static_cast<int>(threadIdx.x);
+    for (int hy = 0; hy < g.hh; ++hy) {
+        const int ih = ih0 + hy;
+        const bool row_ok = static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi);
+        const T* src_row = in + (n * p.Hi + (row_ok ? ih : 0)) * p.Wi * p.C + ch0;
+        T* dst_row = halo + hy * g.hw * S::PSTRIDE;
+        for (int e = tid; e < g.hw * S::VPP; e += S::THREADS) {
+            const int hx = e / S::VPP, v = e - hx * S::VPP;
+            const int iw = iw0 + hx;
+            const bool ok = row_ok && static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) &&
+                            v * 8 < present;
+            arch::copy_async<16>(dst_row + hx * S::PSTRIDE + v * 8,
+                                 ok ? static_cast<const void*>(src_row + iw * p.C + v * 8) : p.in,
+                                 ok);
+        }
+    }
+}
+
+// Filter rows of the block's output channels, [row][tap * UC + channel of the unit]; the halo
+// offsets of the reduction's 8-channel halves (tap and channel part); and per padded tile pixel
+// its halo offset and (row << 16 | column) in the tile, -1 for padding rows. Rows go to
+// warps and columns to lanes, so no index needs a run-time division.
+template <class S>
+GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename S::T* ws, int* koff,
+                               int* pix, int* rc, int ch0, int present) {
+    typedef typename S::T T;
+    const int tid = static_cast<int>(threadIdx.x);
+    const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
+    constexpr int WARPS = S::THREADS / GCONV_WARP_SIZE;
+    const T* w = static_cast<const T*>(p.wei);
+    const int krr = g.taps * S::CPG; // one output channel's filter in GKYXC
+    for (int row = warp; row < S::CB; row += WARPS) {
+        T* dst = ws + row * g.wstride;
+        const T* src = w + (ch0 + row) * krr;
+        const bool ok = row < present;
+        if constexpr (S::CPG % 8 == 0) {
+            for (int v = lane; v < krr / 8; v += GCONV_WARP_SIZE)
+                arch::copy_async<16>(dst + v * 8,
+                                     ok ? static_cast<const void*>(src + v * 8) : p.wei, ok);
+            for (int k = krr + lane; k < g.wstride; k += GCONV_WARP_SIZE) dst[k] = T{0};
+        } else {
+            // Block-diagonal unit filter: row r (group (r % 8) / CPG of the unit) against
+            // column tap * 8 + c' is the filter value only when c' belongs to the same group.
+            // One CPG-wide load per (row, tap) and one 16-byte store of its 8 columns.
+            const int rg = (row % 8) / S::CPG;
+            for (int tap = lane; tap < g.taps; tap += GCONV_WARP_SIZE) {
+                Raw<16> v = Raw<16>::zero();
+                if (ok) {
+                    const Raw<S::CPG* 2> r =
+                        *reinterpret_cast<const Raw<S::CPG * 2>*>(src + tap * S::CPG);
+                    // Column col (compile-time) holds value col % CPG when col / CPG == rg.
+#pragma unroll
+                    for (int col = 0; col < 8; ++col) {
+                        const int c = col % S::CPG;
+                        const u32 bits =
+                            S::CPG == 1 ? r.v[0] : (r.v[c / 2] >> ((c & 1) * 16)) & 0xffffu;
+                        if (col / S::CPG == rg) v.v[col / 2] |= bits << ((col & 1) * 16);
+                    }
+                }
+                *reinterpret_cast<Raw<16>*>(dst + tap * 8) = v;
+            }
+            for (int k = g.taps * 8 + lane; k < g.wstride; k += GCONV_WARP_SIZE) dst[k] = T{0};
+        }
+    }
+    for (int h = tid; h < g.kr / 8; h += S::THREADS) {
+        int tap = (h * 8) / S::UC, c0 = (h * 8) % S::UC;
+        if (tap >= g.taps) tap = 0, c0 = 0;
+        const int ty = tap / p.X, tx = tap - ty * p.X;
+        koff[h] = (((ty * p.dilation_h) * g.hw + tx * p.dilation_w) * S::PSTRIDE + c0) * 2;
+    }
+    const int rows = g.m_items * S::MF * 16;
+    for (int r = warp; r * g.tw < rows; r += WARPS)
+        for (int c = lane; c < g.tw; c += GCONV_WARP_SIZE) {
+            const int ml = r * g.tw + c;
+            if (ml >= rows) continue;
+            const bool in_tile = ml < g.tile_pixels;
+            pix[ml] = in_tile ? (r * p.stride_h * g.hw + c * p.stride_w) * S::PSTRIDE : 0;
+            rc[ml] = in_tile ? (r << 16) | c : -1;
+        }
+}
+
+#if defined(GCONV_NV)
+// ldmatrix on 32-bit shared-window addresses (the k loop adds byte offsets to them, no generic
+// pointer conversions per step).
+GCONV_DEVICE void ldsm_x4(u32 (&r)[4], u32 addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+GCONV_DEVICE void ldsm_x2(u32 (&r)[2], u32 addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(addr));
+}
+// Two fp32 values to one 32-bit pair of bf16 / fp16 (lo in the low half), round to nearest even.
+template <bool IS_HALF> GCONV_DEVICE u32 pack2(float lo, float hi) {
+    u32 d;
+    if constexpr (IS_HALF)
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    else
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+#endif
+
+// One tile out of a loaded halo: items of (MF m16 fragments) x (one unit), every kWarps-th to
+// this warp; the fragments of k16 step s + 1 are fetched before the MMAs of step s.
+template <class Cfg>
+GCONV_DEVICE void compute_tile(const ConvParams& p, const Geometry& g,
+                               const typename Shape<Cfg>::T* halo, const typename Shape<Cfg>::T* ws,
+                               const int* koff, const int* pix, const int* rc, int tile, int ch0,
+                               int units) {
+    typedef Shape<Cfg> S;
+    typedef typename S::T T;
+    const int lane = static_cast<int>(threadIdx.x) % GCONV_WARP_SIZE;
+    const int warp = static_cast<int>(threadIdx.x) / GCONV_WARP_SIZE;
+    const int tw_i = tile % g.tiles_w;
+    tile /= g.tiles_w;
+    const int th_i = tile % g.tiles_h;
+    const int n = tile / g.tiles_h;
+    const int oh0 = th_i * g.th, ow0 = tw_i * g.tw;
+    const int base = (n * p.Ho + oh0) * p.Wo + ow0; // output pixel of tile row 0, column 0
+    T* out = static_cast<T*>(p.out);
+    const u32 hbase = arch::shared_address(halo), wbase = arch::shared_address(ws);
+    const int items = g.m_items * units;
+    // Items in the order (m item, unit); this warp starts at item `warp` and steps by kWarps.
+    int mi = warp / units, u = warp - (warp / units) * units;
+    for (int item = warp; item < items; item += Cfg::kWarps) {
+        u32 abase[S::MF]; // shared byte address of this lane's A row, tap 0
+#pragma unroll
+        for (int f = 0; f < S::MF; ++f)
+            abase[f] = hbase + 2 * (pix[(mi * S::MF + f) * 16 + lane % 16] + u * S::UC);
+        float acc[S::MF][S::NF][4];
+#pragma unroll
+        for (int f = 0; f < S::MF; ++f)
+#pragma unroll
+            for (int j = 0; j < S::NF; ++j)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) acc[f][j][q] = 0.0f;
+
+        // ldmatrix row addresses of the filter: lane l feeds row (l & 7) of matrix l / 8
+        // (x4: two n8 fragments x two k halves; x2: lanes 0-15, one n8 fragment).
+        const u32 wrow = wbase + 2 * ((u * S::UC + (lane >> 4) * 8 + (lane & 7)) * g.wstride +
+                                      ((lane >> 3) & 1) * 8);
+        const u32 wlast = wbase + 2 * ((u * S::UC + (S::NF - 1) * 8 + (lane & 7)) * g.wstride +
+                                       ((lane >> 3) & 1) * 8);
+        auto fetch = [&](int s, u32(&a)[S::MF][4], u32(&b)[S::NF][2]) {
+            const u32 ko = static_cast<u32>(koff[2 * s + (lane >> 4)]);
+#pragma unroll
+            for (int f = 0; f < S::MF; ++f) ldsm_x4(a[f], abase[f] + ko);
+#pragma unroll
+            for (int j = 0; j + 1 < S::NF; j += 2) {
+                u32 r4[4];
+                ldsm_x4(r4, wrow + 2 * (j * 8 * g.wstride + s * 16));
+                b[j][0] = r4[0], b[j][1] = r4[1], b[j + 1][0] = r4[2], b[j + 1][1] = r4[3];
+            }
+            if constexpr (S::NF % 2 == 1) {
+                u32 r2[2];
+                ldsm_x2(r2, wlast + 32 * s);
+                b[S::NF - 1][0] = r2[0], b[S::NF - 1][1] = r2[1];
+            }
+        };
+        auto multiply = [&](const u32(&a)[S::MF][4], const u32(&b)[S::NF][2]) {
+#pragma unroll
+            for (int f = 0; f < S::MF; ++f)
+#pragma unroll
+                for (int j = 0; j < S::NF; ++j) arch::mma_16816<S::IS_HALF>(acc[f][j], a[f], b[j]);
+        };
+        u32 a0[S::MF][4], b0[S::NF][2], a1[S::MF][4], b1[S::NF][2];
+        fetch(0, a0, b0);
+        for (int s = 0; s < g.steps; s += 2) {
+            const bool odd = s + 1 < g.steps;
+            fetch(odd ? s + 1 : s, a1, b1);
+            multiply(a0, b0);
+            if (!odd) break;
+            fetch(s + 2 < g.steps ? s + 2 : s, a0, b0);
+            multiply(a1, b1);
+        }
+
+        // C fragment: rows lane / 4 and + 8, channels 2 * (lane % 4) + {0, 1} of each n8.
+#pragma unroll
+        for (int f = 0; f < S::MF; ++f) {
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int packed = rc[(mi * S::MF + f) * 16 + lane / 4 + half * 8];
+                const int r = packed >> 16, cc = packed & 0xffff;
+                if (packed < 0 || oh0 + r >= p.Ho || ow0 + cc >= p.Wo) continue;
+                T* dst = out + (base + r * p.Wo + cc) * p.K + ch0 + u * S::UC + 2 * (lane % 4);
+#pragma unroll
+                for (int j = 0; j < S::NF; ++j)
+                    *reinterpret_cast<u32*>(dst + j * 8) =
+                        pack2<S::IS_HALF>(acc[f][j][half * 2], acc[f][j][half * 2 + 1]);
+            }
+        }
+        u += Cfg::kWarps;
+        while (u >= units) u -= units, ++mi;
+    }
+}
+
+// A block walks tiles blockIdx.x, + gridDim.x, ... of its channel run (one tile without dsb).
+// With dsb the halo has two buffers and the copy of the next tile runs under the MMAs of this
+// one; the filter is staged once per block either way.
+template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
+    typedef Shape<Cfg> S;
+    typedef typename S::T T;
+    constexpr bool DSB = Cfg::kDoubleBuffer != 0;
+    const Geometry g = geometry<S>(p);
+    const int ch0 = static_cast<int>(blockIdx.y) * S::CB;
+    const int present = p.C - ch0 < S::CB ? p.C - ch0 : S::CB; // whole units (C % UC == 0)
+    const int units = present / S::UC;
+    const int tiles = p.N * g.tiles_h * g.tiles_w;
+    const int halo_elems = g.hh * g.hw * S::PSTRIDE;
+
+    T* halo0 = reinterpret_cast<T*>(gconv_dynamic_smem);
+    T* halo1 = halo0 + (DSB ? halo_elems : 0);
+    T* ws = halo1 + halo_elems;
+    int* koff = reinterpret_cast<int*>(ws + S::CB * g.wstride);
+    int* pix = koff + g.kr / 8;
+    int* rc = pix + g.m_items * S::MF * 16;
+
+    int tile = static_cast<int>(blockIdx.x);
+    const int stride = static_cast<int>(gridDim.x);
+    stage_tables<S>(p, g, ws, koff, pix, rc, ch0, present);
+    if (tile < tiles) load_halo<S>(p, g, halo0, tile, ch0, present);
+    arch::async_commit();
+    for (int i = 0; tile < tiles; tile += stride, ++i) {
+        T* cur = DSB && (i & 1) ? halo1 : halo0;
+        if constexpr (DSB) {
+            if (tile + stride < tiles)
+                load_halo<S>(p, g, (i & 1) ? halo0 : halo1, tile + stride, ch0, present);
+            arch::async_commit();
+            arch::async_wait<1>();
+        } else {
+            arch::async_wait<0>();
+        }
+        arch::barrier();
+        compute_tile<Cfg>(p, g, cur, ws, koff, pix, rc, tile, ch0, units);
+        arch::barrier(); // every warp is done with `cur` before a copy overwrites it
+        if constexpr (!DSB) {
+            if (tile + stride < tiles) load_halo<S>(p, g, halo0, tile + stride, ch0, present);
+            arch::async_commit();
+        }
+    }
+}
+
+} // namespace direct_mma
+} // namespace gconv

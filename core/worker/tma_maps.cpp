@@ -1,0 +1,91 @@
+#include "worker/tma_maps.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+
+namespace gconv::worker {
+namespace {
+
+// Driver ABI (cuda.h, stable since CUDA 12.0): enums are C ints, CUresult 0 is success.
+using EncodeTiled = int (*)(void* map, int dtype, uint32_t rank, void* address,
+                            const uint64_t* dims, const uint64_t* strides, const uint32_t* box,
+                            const uint32_t* element_strides, int interleave, int swizzle,
+                            int l2_promotion, int oob_fill);
+using EncodeIm2col = int (*)(void* map, int dtype, uint32_t rank, void* address,
+                             const uint64_t* dims, const uint64_t* strides, const int* lower,
+                             const int* upper, uint32_t channels, uint32_t pixels,
+                             const uint32_t* element_strides, int interleave, int swizzle,
+                             int l2_promotion, int oob_fill);
+constexpr int k_uint16 = 1;      // CU_TENSOR_MAP_DATA_TYPE_UINT16: a plain 2-byte copy
+constexpr int k_swizzle_128 = 3; // CU_TENSOR_MAP_SWIZZLE_128B
+constexpr int k_l2_128 = 2;      // CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+constexpr int k_l2_256 = 3;      // CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+constexpr int k_no_interleave = 0, k_zero_fill = 0;
+
+struct Driver {
+    EncodeTiled tiled = nullptr;
+    EncodeIm2col im2col = nullptr;
+    std::string why;
+};
+
+const Driver& driver() {
+    static const Driver d = [] {
+        Driver r;
+#if defined(GCONV_HIP_PLATFORM_NVIDIA)
+        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            r.why = std::string("libcuda.so.1 not loaded: ") + dlerror();
+            return r;
+        }
+        r.tiled = reinterpret_cast<EncodeTiled>(dlsym(lib, "cuTensorMapEncodeTiled"));
+        r.im2col = reinterpret_cast<EncodeIm2col>(dlsym(lib, "cuTensorMapEncodeIm2col"));
+        if (!r.tiled || !r.im2col) r.why = "libcuda.so.1 lacks the tensor-map encoders";
+#else
+        r.why = "tensor maps exist on NVIDIA only";
+#endif
+        return r;
+    }();
+    return d;
+}
+
+} // namespace
+
+EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* in, const void* wei) {
+    EncodedMaps out;
+    if (!plan.enabled) {
+        out.why = plan.reason;
+        return out;
+    }
+    if (const char* env = std::getenv("GCONV_WGMMA_TMA"); env && std::strcmp(env, "0") == 0) {
+        out.why = "GCONV_WGMMA_TMA=0";
+        return out;
+    }
+    const Driver& d = driver();
+    if (!d.why.empty()) {
+        out.why = d.why;
+        return out;
+    }
+    const TmaIm2colGeometry& a = plan.a;
+    int status =
+        d.im2col(&out.maps.a, k_uint16, static_cast<uint32_t>(a.rank), const_cast<void*>(in),
+                 a.dims, a.strides_bytes, a.lower, a.upper, a.channels, a.pixels, a.element_strides,
+                 k_no_interleave, k_swizzle_128, k_l2_128, k_zero_fill);
+    if (status != 0) {
+        out.why = "cuTensorMapEncodeIm2col returned " + std::to_string(status);
+        return out;
+    }
+    const TmaTiledGeometry& b = plan.b;
+    const uint32_t unit[3] = {1, 1, 1};
+    status = d.tiled(&out.maps.b, k_uint16, 3, const_cast<void*>(wei), b.dims, b.strides_bytes,
+                     b.box, unit, k_no_interleave, k_swizzle_128, k_l2_256, k_zero_fill);
+    if (status != 0) {
+        out.why = "cuTensorMapEncodeTiled returned " + std::to_string(status);
+        return out;
+    }
+    out.maps.enabled = 1;
+    return out;
+}
+
+} // namespace gconv::worker

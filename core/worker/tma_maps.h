@@ -1,0 +1,21 @@
+#pragma once
+// Encodes the two tensor maps of a wgmma kernel (kernels/gconv_params.h WgmmaMaps) for a pair
+// of device tensors through the driver's cuTensorMapEncodeIm2col / cuTensorMapEncodeTiled,
+// looked up at run time in libcuda (gconv links only HIP). Any failure, an AMD build, or
+// GCONV_WGMMA_TMA=0 in the environment yields maps with enabled = 0: the kernel then loads
+// with cp.async, which computes the same result.
+#include "codegen/wgmma_tma.h"
+#include "kernels/gconv_params.h"
+
+#include <string>
+
+namespace gconv::worker {
+
+struct EncodedMaps {
+    WgmmaMaps maps{};
+    std::string why; // empty when maps.enabled
+};
+
+EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* in, const void* wei);
+
+} // namespace gconv::worker

@@ -1,0 +1,233 @@
+// The tensor-core direct pipeline (direct_mma): its rules and the reasons they cull, kernel
+// names, the problems it takes and rejects, block tiles and halos that cover every output pixel
+// and every input pixel it reads, and a shipped pool that runs the small-group baseline shapes.
+#include "codegen/direct_mma_plan.h"
+#include "codegen/kernel_source.h"
+#include "config/arch_spec.h"
+#include "config/enumerate.h"
+#include "config/kernel_name.h"
+#include "config/rules.h"
+#include "config/trait_config.h"
+#include "problem/problem_set.h"
+#include "test_paths.h"
+
+#include <QRandomGenerator>
+#include <QtTest>
+
+#include <functional>
+
+using namespace gconv;
+
+namespace {
+
+// 4 warps, 112 output pixels x 64 channels, built for C/G = cpg.
+KernelConfig mma_base(int cpg = 8) {
+    KernelConfig c;
+    c.pipeline = Pipeline::DirectMma;
+    c.epilogue = Epilogue::Direct;
+    c.wave_m = 4, c.wave_n = 1, c.wave_k = 1;
+    c.tile_m = 112, c.tile_n = 64, c.tile_k = cpg;
+    c.warp_tile_m = 32, c.warp_tile_n = direct_mma_warp_tile_n(cpg), c.warp_tile_k = 16;
+    return c;
+}
+
+Problem grouped(int64_t c, int64_t g, int64_t hw, int64_t f = 3, int64_t stride = 1) {
+    Problem p;
+    p.N = 2, p.C = c, p.K = c, p.G = g, p.Hi = hw, p.Wi = hw, p.Y = f, p.X = f;
+    p.pad_h = p.pad_w = f / 2;
+    p.stride_h = p.stride_w = stride;
+    return p;
+}
+
+std::vector<std::string> rules_of(const KernelConfig& c, const char* arch = "sm_90") {
+    std::vector<std::string> out;
+    for (const auto& r : check_legality(c, default_arch_specs().get(arch), default_arch_specs()))
+        out.push_back(std::string(rule_id(r.rule)) + ": " + r.message);
+    return out;
+}
+
+QString joined(const std::vector<std::string>& v) {
+    QStringList l;
+    for (const auto& s : v) l << QString::fromStdString(s);
+    return l.join("\n");
+}
+
+} // namespace
+
+class TestDirectMmaPlan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void base_configs_are_legal_on_nvidia_only() {
+        for (int cpg : {1, 2, 4, 8, 16, 32, 64}) {
+            KernelConfig c = mma_base(cpg);
+            if (cpg == 64) c.tile_n = 128;
+            QVERIFY2(rules_of(c).empty(), qPrintable(joined(rules_of(c))));
+        }
+        const QString amd = joined(rules_of(mma_base(), "gfx90a"));
+        QVERIFY2(amd.contains("pipeline_hardware: direct_mma needs mma_sync"), qPrintable(amd));
+    }
+
+    void knobs_it_does_not_have_are_culled_with_a_reason() {
+        struct Case {
+            const char* needle;
+            std::function<void(KernelConfig&)> change;
+        };
+        const std::vector<Case> cases = {
+            {"forward only", [](KernelConfig& c) { c.variant = Variant::BwdData; }},
+            {"2d only", [](KernelConfig& c) { c.ndim_spatial = 3; }},
+            {"fp32", [](KernelConfig& c) { c.dtype = DataType::FP32; }},
+            {"wave_m", [](KernelConfig& c) { c.wave_m = 2, c.wave_n = 2; }},
+            {"epilogue cshuffle", [](KernelConfig& c) { c.epilogue = Epilogue::CShuffle; }},
+            {"num_groups_to_merge", [](KernelConfig& c) { c.num_groups_to_merge = 2; }},
+            {"pad_m", [](KernelConfig& c) { c.pad_k = false; }},
+            {"16-byte vectors", [](KernelConfig& c) { c.vector_size_a = 4; }},
+            {"tile_k 3", [](KernelConfig& c) { c.tile_k = 3, c.warp_tile_n = 8; }},
+            {"tile_k 12", [](KernelConfig& c) { c.tile_k = 12, c.warp_tile_n = 12; }},
+            {"tile_n 40",
+             [](KernelConfig& c) { c.tile_k = 16, c.warp_tile_n = 16, c.tile_n = 40; }},
+            {"tile_m 8", [](KernelConfig& c) { c.tile_m = 8; }},
+            {"warp_tile_m 48", [](KernelConfig& c) { c.warp_tile_m = 48; }},
+            {"output channels", [](KernelConfig& c) { c.warp_tile_n = 16; }},
+        };
+        for (const auto& k : cases) {
+            KernelConfig c = mma_base();
+            k.change(c);
+            const QString all = joined(rules_of(c));
+            QVERIFY2(all.contains("direct_mma_pipeline: ") && all.contains(k.needle),
+                     qPrintable(QString("%1 -> %2").arg(k.needle, all)));
+        }
+    }
+
+    void double_buffering_doubles_the_halo_and_walks_tiles() {
+        KernelConfig one = mma_base(8), two = mma_base(8);
+        two.double_smem_buffer = true;
+        QVERIFY(rules_of(two).empty());
+        const Problem p = grouped(256, 32, 56);
+        const DirectMmaGeometry g = direct_mma_geometry(one, p);
+        const std::size_t halo = std::size_t(g.halo_h * g.halo_w * (64 + 8) * 2);
+        QCOMPARE(direct_mma_shared_bytes(two, p) - direct_mma_shared_bytes(one, p), halo);
+        QVERIFY(plan_launch(two, p).grid_x < plan_launch(one, p).grid_x);
+        QVERIFY(kernel_name(one) != kernel_name(two));
+        QVERIFY(generate_kernel_source(two).find("kDoubleBuffer = 1;") != std::string::npos);
+    }
+
+    void names_follow_the_traits_and_round_trip() {
+        const KernelConfig c = mma_base(16);
+        QCOMPARE(parse_kernel_name(kernel_name(c)), c);
+        QVERIFY(QString::fromStdString(kernel_name(c)).contains("_112x64x16_direct_mma_"));
+        QVERIFY(kernel_name(mma_base(8)) != kernel_name(c));
+        KernelConfig direct = c;
+        direct.pipeline = Pipeline::Direct;
+        QVERIFY(kernel_name(direct) != kernel_name(c));
+        const std::string src = generate_kernel_source(c);
+        QVERIFY(src.find("#include \"gconv_direct_mma.h\"") != std::string::npos);
+        QVERIFY(src.find("kCpg = 16;") != std::string::npos);
+        QVERIFY(src.find("kWarpTileM = 32;") != std::string::npos);
+    }
+
+    void supports_its_group_width_and_rejects_the_rest() {
+        auto* rng = QRandomGenerator::global();
+        const int64_t hw = 5 + rng->bounded(40);
+        QVERIFY(is_supported(mma_base(8), grouped(256, 32, hw)).ok);
+        QVERIFY(is_supported(mma_base(4), grouped(128, 32, hw)).ok);
+        QVERIFY(is_supported(mma_base(1), grouped(144, 144, hw)).ok);
+        auto reason = [](const KernelConfig& k, Problem p) {
+            return QString::fromStdString(is_supported(k, p).reason);
+        };
+        QVERIFY(reason(mma_base(8), grouped(256, 16, hw)).startsWith("tile_k"));
+        Problem mult = grouped(256, 32, hw);
+        mult.K = 512;
+        QVERIFY(reason(mma_base(8), mult).startsWith("K/G"));
+        QVERIFY(reason(mma_base(4), grouped(36, 9, hw)).startsWith("C:")); // 36 % 8 != 0
+        Problem three = grouped(64, 8, hw);
+        three.ndim_spatial = 3;
+        QVERIFY(reason(mma_base(8), three).contains("2d"));
+        // A 7x7 filter over a 1024-pixel tile of 64 channels needs far more than 96 KiB.
+        KernelConfig big = mma_base(8);
+        big.tile_m = 1024;
+        QVERIFY(reason(big, grouped(256, 32, 64, 7)).contains("shared memory"));
+    }
+
+    void tiles_cover_every_output_and_halos_every_input_read() {
+        auto* rng = QRandomGenerator::global();
+        for (int trial = 0; trial < 40; ++trial) {
+            KernelConfig k = mma_base(8);
+            k.tile_m = 16 + rng->bounded(200);
+            k.double_smem_buffer = trial % 2 == 1;
+            const int64_t f = 1 + 2 * rng->bounded(3);
+            Problem p = grouped(8 * (8 + rng->bounded(40)), 0, f + rng->bounded(40), f,
+                                1 + rng->bounded(2));
+            p.G = p.C / 8;
+            p.Hi += rng->bounded(5); // rectangular
+            p.N = 1 + rng->bounded(3);
+            p.dilation_h = 1 + rng->bounded(2);
+            p.pad_h = (f / 2) * p.dilation_h;
+            if (!validate(p).empty()) continue;
+            const SupportCheck s = is_supported(k, p);
+            if (!s.ok) {
+                QVERIFY2(QString::fromStdString(s.reason).contains("shared memory"),
+                         s.reason.c_str());
+                continue;
+            }
+            const LaunchPlan plan = plan_launch(k, p);
+            const DirectMmaGeometry g = direct_mma_geometry(k, p);
+            const int64_t tiles = p.N * g.tiles_h * g.tiles_w;
+            const int64_t per_block = direct_mma_tiles_per_block(k, p);
+            QVERIFY(g.tile_w * g.tile_h <= std::max<int64_t>(k.tile_m, g.tile_w));
+            QCOMPARE(int64_t{plan.grid_x}, (tiles + per_block - 1) / per_block);
+            QVERIFY(k.double_smem_buffer ? per_block >= 2 : per_block == 1);
+            QVERIFY(int64_t{plan.grid_y} * k.tile_n >= p.C);
+            QVERIFY(int64_t(plan.grid_y - 1) * k.tile_n < p.C);
+            QCOMPARE(plan.block_threads, 128u);
+            QCOMPARE(plan.shared_bytes, direct_mma_shared_bytes(k, p));
+            std::vector<int> hits(static_cast<std::size_t>(p.N * p.Ho() * p.Wo()), 0);
+            bool halo_ok = true;
+            // Block x walks tiles x, x + grid_x, ... (the kernel strides by gridDim.x).
+            for (int64_t bx = 0; bx < plan.grid_x; ++bx)
+                for (int64_t b = bx; b < tiles; b += plan.grid_x) {
+                    const int64_t tw = b % g.tiles_w, th = (b / g.tiles_w) % g.tiles_h;
+                    const int64_t n = b / (g.tiles_w * g.tiles_h);
+                    for (int64_t r = 0; r < g.tile_h; ++r)
+                        for (int64_t c = 0; c < g.tile_w; ++c) {
+                            const int64_t oh = th * g.tile_h + r, ow = tw * g.tile_w + c;
+                            if (oh >= p.Ho() || ow >= p.Wo()) continue;
+                            ++hits[static_cast<std::size_t>((n * p.Ho() + oh) * p.Wo() + ow)];
+                            // Last tap of the pixel, relative to the halo origin of the tile.
+                            const int64_t hy = r * p.stride_h + (p.Y - 1) * p.dilation_h;
+                            const int64_t hx = c * p.stride_w + (p.X - 1) * p.dilation_w;
+                            halo_ok = halo_ok && hy < g.halo_h && hx < g.halo_w;
+                        }
+                }
+            QVERIFY(halo_ok);
+            QVERIFY2(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; }),
+                     qPrintable(QString::fromStdString(p.key())));
+        }
+    }
+
+    void shipped_pool_runs_every_small_group_baseline_shape() {
+        const auto& specs = default_arch_specs();
+        const auto traits = load_trait_config(
+            test::source_path("configs/forward_bf16_direct_mma.json").toStdString());
+        const auto pool = enumerate_pool(traits, specs.get("sm_90"), specs);
+        QVERIFY2(pool.culled.empty(),
+                 pool.culled.empty() ? "" : pool.culled.front().reasons.front().message.c_str());
+        QVERIFY(pool.kernels.size() >= 20 && pool.kernels.size() <= 300);
+        for (const auto& k : pool.kernels) QVERIFY(is_direct_mma(k));
+        QVERIFY(enumerate_pool(traits, specs.get("gfx90a"), specs).kernels.empty());
+        const auto set = load_problem_set(
+            test::source_path("bench/baselines/baseline_forward_2d.json").toStdString());
+        int small = 0;
+        for (const auto& p : set.problems) {
+            if (p.c_per_group() > 32 || p.k_per_group() != p.c_per_group()) continue;
+            ++small;
+            int supported = 0;
+            for (const auto& k : pool.kernels) supported += is_supported(k, p).ok ? 1 : 0;
+            QVERIFY2(supported >= 4, qPrintable(QString::fromStdString(p.key())));
+        }
+        QVERIFY(small >= 6);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDirectMmaPlan)
+#include "tst_direct_mma_plan.moc"

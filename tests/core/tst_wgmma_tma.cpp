@@ -1,0 +1,182 @@
+// The tensor-map plan of the wgmma pipeline (codegen/wgmma_tma.h): which problems it takes,
+// the geometry it hands the driver, and that only wgmma kernels get the maps argument.
+#include "codegen/kernel_source.h"
+#include "codegen/launch_sequence.h"
+#include "codegen/wgmma_tma.h"
+
+#include <QtTest>
+
+using namespace gconv;
+
+namespace {
+
+// 128 x 128 tile, one consumer warpgroup: the kernel the grouped 2D baselines pick.
+KernelConfig wgmma_config(int ndim = 2) {
+    KernelConfig c;
+    c.pipeline = Pipeline::CompV5;
+    c.double_smem_buffer = true;
+    c.num_wave_groups = 2;
+    c.tile_m = 128;
+    c.tile_n = 128;
+    c.tile_k = 64;
+    c.wave_m = 4;
+    c.wave_n = 1;
+    c.wave_k = 1;
+    c.warp_tile_m = 16;
+    c.warp_tile_n = 128;
+    c.warp_tile_k = 16;
+    c.ndim_spatial = ndim;
+    return c;
+}
+
+// g2_256 of the forward baselines, with asymmetric padding / stride / dilation per axis so
+// that a swapped W/H corner or stride shows.
+Problem grouped_2d() {
+    Problem p;
+    p.N = 4, p.C = 256, p.K = 256, p.G = 2;
+    p.Hi = 20, p.Wi = 30;
+    p.Y = 3, p.X = 5;
+    p.pad_h = 1, p.pad_w = 2;
+    p.stride_h = 1, p.stride_w = 2;
+    p.dilation_h = 2, p.dilation_w = 1;
+    return p;
+}
+
+} // namespace
+
+class TestWgmmaTma : public QObject {
+    Q_OBJECT
+
+private slots:
+    void geometry_2d() {
+        const Problem p = grouped_2d();
+        const WgmmaTmaPlan plan = plan_wgmma_tma(wgmma_config(), p);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        const TmaIm2colGeometry& a = plan.a;
+        QCOMPARE(a.rank, 4);
+        QCOMPARE(a.dims[0], uint64_t(256)); // every group's channels: the block picks its own
+        QCOMPARE(a.dims[1], uint64_t(30));
+        QCOMPARE(a.dims[2], uint64_t(20));
+        QCOMPARE(a.dims[3], uint64_t(4));
+        QCOMPARE(a.strides_bytes[0], uint64_t(256 * 2));
+        QCOMPARE(a.strides_bytes[1], uint64_t(256 * 2 * 30));
+        QCOMPARE(a.strides_bytes[2], uint64_t(256 * 2 * 30 * 20));
+        // W: lower -pad_w, upper pad_w - dilation_w * (X - 1); H likewise.
+        QCOMPARE(a.lower[0], -2);
+        QCOMPARE(a.upper[0], 2 - 4);
+        QCOMPARE(a.lower[1], -1);
+        QCOMPARE(a.upper[1], 1 - 4);
+        // The box walks exactly the output positions: (Wi - 1 + upper - lower) / stride + 1.
+        QCOMPARE(int64_t((30 - 1 + a.upper[0] - a.lower[0]) / 2 + 1), p.Wo());
+        QCOMPARE(int64_t((20 - 1 + a.upper[1] - a.lower[1]) / 1 + 1), p.Ho());
+        QCOMPARE(a.element_strides[0], 1u);
+        QCOMPARE(a.element_strides[1], 2u);
+        QCOMPARE(a.element_strides[2], 1u);
+        QCOMPARE(a.element_strides[3], 1u);
+        QCOMPARE(a.channels, 64u);
+        QCOMPARE(a.pixels, 128u);
+        const TmaTiledGeometry& b = plan.b;
+        QCOMPARE(b.dims[0], uint64_t(128));
+        QCOMPARE(b.dims[1], uint64_t(15));
+        QCOMPARE(b.dims[2], uint64_t(256));
+        QCOMPARE(b.strides_bytes[0], uint64_t(128 * 2));
+        QCOMPARE(b.strides_bytes[1], uint64_t(128 * 15 * 2));
+        QCOMPARE(b.box[0], 64u);
+        QCOMPARE(b.box[1], 1u);
+        QCOMPARE(b.box[2], 128u);
+    }
+
+    void geometry_3d() {
+        Problem p;
+        p.ndim_spatial = 3;
+        p.N = 2, p.C = 128, p.K = 64, p.G = 1;
+        p.Di = 6, p.Hi = 7, p.Wi = 8;
+        p.Z = p.Y = p.X = 3;
+        p.pad_d = 1, p.pad_h = 0, p.pad_w = 1;
+        p.stride_d = 2;
+        const WgmmaTmaPlan plan = plan_wgmma_tma(wgmma_config(3), p);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        QCOMPARE(plan.a.rank, 5);
+        QCOMPARE(plan.a.dims[3], uint64_t(6)); // C, W, H, D, N
+        QCOMPARE(plan.a.dims[4], uint64_t(2));
+        QCOMPARE(plan.a.lower[2], -1);
+        QCOMPARE(plan.a.upper[2], 1 - 2);
+        QCOMPARE(plan.a.lower[1], 0);
+        QCOMPARE(plan.a.element_strides[3], 2u);
+        QCOMPARE(plan.a.element_strides[4], 1u);
+        QCOMPARE(plan.b.dims[1], uint64_t(27));
+    }
+
+    void ineligible_problems_fall_back() {
+        const KernelConfig c = wgmma_config();
+        Problem p = grouped_2d();
+        p.C = p.K = 64; // C/G 32: a K tile would cross taps
+        QVERIFY(!plan_wgmma_tma(c, p).enabled);
+        QVERIFY(plan_wgmma_tma(c, p).reason.find("C/G") != std::string::npos);
+        p = grouped_2d();
+        p.stride_w = 9;
+        QVERIFY(!plan_wgmma_tma(c, p).enabled);
+        p = grouped_2d();
+        p.pad_w = 200; // beyond the 8-bit corner of a rank-4 map
+        QVERIFY(!plan_wgmma_tma(c, p).enabled);
+        KernelConfig merged = c;
+        merged.num_groups_to_merge = 2;
+        QVERIFY(!plan_wgmma_tma(merged, grouped_2d()).enabled);
+        KernelConfig si = c;
+        si.split_image = true;
+        QVERIFY(!plan_wgmma_tma(si, grouped_2d()).enabled);
+        // 3D corners have 5 bits: a 7-tap axis with dilation 3 spans 18 > 15.
+        Problem q;
+        q.ndim_spatial = 3;
+        q.N = 1, q.C = 64, q.K = 64, q.G = 1;
+        q.Di = q.Hi = q.Wi = 40;
+        q.Z = q.Y = q.X = 7;
+        q.dilation_d = 3;
+        QVERIFY(!plan_wgmma_tma(wgmma_config(3), q).enabled);
+        KernelConfig mma = c; // not a wgmma kernel at all
+        mma.warp_tile_m = 32;
+        mma.warp_tile_n = 32;
+        QVERIFY(!plan_wgmma_tma(mma, grouped_2d()).enabled);
+    }
+
+    void only_wgmma_kernels_take_maps() {
+        const KernelConfig c = wgmma_config();
+        const LaunchSequence seq = plan_sequence(c, grouped_2d());
+        QCOMPARE(seq.steps.size(), std::size_t(1));
+        QVERIFY(seq.steps[0].kernel.wgmma_maps);
+        QVERIFY(seq.tma.enabled);
+        QVERIFY(generate_kernel_source(c).find("__grid_constant__ gconv::WgmmaMaps") !=
+                std::string::npos);
+        KernelConfig plain = c;
+        plain.pipeline = Pipeline::CompV4;
+        plain.num_wave_groups = 1;
+        plain.wave_m = 2;
+        plain.wave_n = 2;
+        plain.warp_tile_m = 64;
+        plain.warp_tile_n = 64;
+        const LaunchSequence other = plan_sequence(plain, grouped_2d());
+        QVERIFY(!other.steps[0].kernel.wgmma_maps);
+        QVERIFY(!other.tma.enabled);
+        QVERIFY(generate_kernel_source(plain).find("WgmmaMaps") == std::string::npos);
+        QVERIFY(!other.steps[0].kernel.persistent);
+    }
+
+    // The direct epilogue leaves the ring free for the next tile's loads: its grid is persistent;
+    // cshuffle stages C in the ring, one tile per block.
+    void direct_epilogue_runs_a_persistent_grid() {
+        KernelConfig c = wgmma_config();
+        QVERIFY(!plan_sequence(c, grouped_2d()).steps[0].kernel.persistent);
+        c.epilogue = Epilogue::Direct;
+        c.vector_size_c = 2;
+        const LaunchSequence seq = plan_sequence(c, grouped_2d());
+        QVERIFY(seq.steps[0].kernel.persistent);
+        QVERIFY(seq.steps[0].kernel.wgmma_maps);
+        // The grid it walks is the non-persistent one (the executor shrinks what it launches).
+        const LaunchPlan plan = plan_launch(c, grouped_2d());
+        QCOMPARE(seq.steps[0].kernel.grid_x, plan.grid_x);
+        QCOMPARE(seq.steps[0].kernel.grid_y, plan.grid_y);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestWgmmaTma)
+#include "tst_wgmma_tma.moc"

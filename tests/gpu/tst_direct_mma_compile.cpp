@@ -1,0 +1,74 @@
+// The tensor-core direct kernels (gconv_direct_mma.h) compile for sm_90 through NVRTC for every
+// group width they are built for, in bf16 and fp16, with one to four m16 fragments per item, with
+// one and two halo buffers, and ptxas reports no spills. The pipeline is NVIDIA-only (ldmatrix,
+// mma.sync): the rules cull it on AMD, and the header refuses to compile there. No GPU is needed.
+#include "codegen/direct_mma_plan.h"
+#include "config/kernel_name.h"
+#include "jit/compiler.h"
+#include "jit/kernel_build.h"
+
+#include <QRegularExpression>
+#include <QtTest>
+
+using namespace gconv;
+
+namespace {
+
+KernelConfig mma_config(DataType dt, int cpg, int warp_tile_m) {
+    KernelConfig c;
+    c.dtype = dt;
+    c.pipeline = Pipeline::DirectMma;
+    c.epilogue = Epilogue::Direct;
+    c.wave_m = 4, c.wave_n = 1, c.wave_k = 1;
+    c.tile_m = 112, c.tile_k = cpg;
+    c.tile_n = direct_mma_unit_channels(c) * (cpg >= 32 ? 2 : cpg == 24 ? 2 : 4);
+    c.warp_tile_m = warp_tile_m, c.warp_tile_n = direct_mma_warp_tile_n(cpg), c.warp_tile_k = 16;
+    return c;
+}
+
+} // namespace
+
+class TestDirectMmaCompile : public QObject {
+    Q_OBJECT
+
+private slots:
+    void sm90_direct_mma_kernels_compile_without_spills() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        QStringList failures;
+        int compiled = 0;
+        const QRegularExpression spill("([1-9][0-9]*) bytes spill stores");
+        for (DataType dt : {DataType::BF16, DataType::FP16})
+            for (int cpg : {1, 2, 4, 8, 16, 24, 32})
+                for (int wtm : {16, 32, 64}) {
+                    if (cpg == 32 && wtm == 64) continue; // 64 accumulators: legal, slow to build
+                    KernelConfig c = mma_config(dt, cpg, wtm);
+                    c.double_smem_buffer = wtm != 16; // both halo schemes
+                    auto request = jit::kernel_compile_request(c, "sm_90");
+                    request.options.push_back("--ptxas-options=-v");
+                    const auto result = jit::compile(request);
+                    ++compiled;
+                    const QString log = QString::fromStdString(result.log);
+                    if (!result.ok || result.code.empty() || spill.match(log).hasMatch())
+                        failures << QString::fromStdString(kernel_name(c) + ":\n" +
+                                                           jit::log_head(result.log, 12));
+                    else if (dt == DataType::BF16 && wtm == 32)
+                        qInfo("%s: %s", kernel_name(c).c_str(),
+                              qPrintable(log.simplified().right(160)));
+                }
+        QCOMPARE(compiled, 40);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+    }
+
+    void a_broken_direct_mma_source_fails() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        auto request = jit::kernel_compile_request(mma_config(DataType::BF16, 8, 32), "sm_90");
+        request.source +=
+            "\nstatic_assert(gconv::direct_mma::kPipelineCode == 7, \"wrong code\");\n";
+        QVERIFY(!jit::compile(request).ok);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDirectMmaCompile)
+#include "tst_direct_mma_compile.moc"
