@@ -5,8 +5,11 @@
 #   wgmma      scripts/device/verify_wgmma.sh (verify the wgmma pools, time them against cuDNN)
 #   backward   a sample of every backward pool (GCONV_BACKWARD_KERNELS kernels each, default 48)
 #              verified on its 2D / 3D test_validation set
-#   classes    every forward / backward bf16 pool on the 2D and 3D baseline shapes with cuDNN in
-#              the same run, then `report.py --classes` over all of them (best of all pools)
+#   classes    every bf16 pool of a direction on its baseline shapes (GCONV_CLASSES, default all
+#              six: forward_2d ... bwd_weight_3d) with cuDNN in the same run, then
+#              `report.py --classes` over all of them (best of all pools)
+#   compile    bench/compile_time.py over whole pools (GCONV_COMPILE_CONFIGS, default forward_bf16,
+#              bwd_data, bwd_weight) on every core, cold cache then cached
 #   gpu_tests  scripts/device/gpu_tests.sh (the Qt Test GPU suites; carry .qt)
 # usage (on the GPU machine, carry .deps [and .qt]): GCONV_ONLY=overhead,wgmma scripts/device/check_all.sh
 set -uo pipefail
@@ -35,20 +38,18 @@ backward() {
 }
 
 classes() {
-  local d v cfg
-  for v in forward bwd_data bwd_weight; do
-    for d in 2d 3d; do
-      local pools
-      case $v in
-        forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_direct_mma forward_direct"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_direct" ;;
-        *) pools="$v ${v}_direct"; [ $d = 3d ] && pools="${v}_3d ${v}_direct" ;;
-      esac
-      for cfg in $pools; do
-        [ -f configs/$cfg.json ] || continue
-        $bench --variant $v --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
-          --baseline cudnn --config configs/$cfg.json --problems-file bench/baselines/baseline_${v}_$d.json \
-          --output "$1/base_${v}_${d}_$cfg.csv" 2>&1 | tail -1
-      done
+  local set v d cfg pools
+  for set in ${GCONV_CLASSES:-forward_2d forward_3d bwd_data_2d bwd_data_3d bwd_weight_2d bwd_weight_3d}; do
+    v=${set%_*}; d=${set##*_}
+    case $v in
+      forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_direct_mma forward_direct"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_direct" ;;
+      *) pools="$v ${v}_direct"; [ $d = 3d ] && pools="${v}_3d ${v}_direct" ;;
+    esac
+    for cfg in $pools; do
+      [ -f configs/$cfg.json ] || continue
+      $bench --variant $v --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
+        --baseline cudnn --config configs/$cfg.json --problems-file bench/baselines/baseline_$set.json \
+        --output "$1/base_${set}_$cfg.csv" 2>&1 | tail -1
     done
   done
   python3 bench/report.py --classes --shapes --markdown "$1"/base_*.csv | tee "$1/classes.md"
@@ -64,6 +65,8 @@ for part in "${parts[@]}"; do
     wgmma) OUT="$out/$part" timeout "$(limit $part 150)" scripts/device/verify_wgmma.sh ;;
     backward) export -f backward; export bench; timeout "$(limit $part 150)" bash -c "backward '$out/$part'" ;;
     classes) export -f classes; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
+    compile) timeout "$(limit $part 120)" python3 bench/compile_time.py --bench $bench --kernels 100000 \
+               --workers "$(nproc)" --arch sm_90a ${GCONV_COMPILE_CONFIGS:-configs/forward_bf16.json configs/bwd_data.json configs/bwd_weight.json} ;;
     gpu_tests) OUT="$out/$part" timeout "$(limit $part 200)" scripts/device/gpu_tests.sh ;;
     *) echo "check_all.sh: unknown part '$part'" >&2; exit 2 ;;
   esac
