@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -69,23 +70,27 @@ nlohmann::json device_json(const gconv::gpu::DeviceInfo& d, const std::string& d
             {"runtime_version", d.runtime_version}};
 }
 
-// gconv-bench's view of the host's GPUs, from a process of its own (docs/worker-protocol.md).
-int list_devices() {
+// The one-shot modes (--list-devices, --query, --ceilings): one JSON line on stdout, or the
+// failure (`what` before it) on stderr and exit code 1.
+int print_json(const std::function<nlohmann::json()>& make, const char* what = "") {
     try {
-        const std::string driver = gconv::gpu::kernel_driver_version();
-        nlohmann::json devices = nlohmann::json::array();
-        for (int i = 0, n = gconv::gpu::device_count(); i < n; ++i)
-            devices.push_back(device_json(gconv::gpu::query(i), driver));
-        std::cout << nlohmann::json{{"platform", gconv::gpu::platform_name()},
-                                    {"visibility_env", gconv::gpu::visibility_variable()},
-                                    {"devices", devices}}
-                         .dump()
-                  << "\n";
+        std::cout << make().dump() << "\n";
         return 0;
     } catch (const std::exception& e) {
-        std::cerr << "gconv-worker: " << e.what() << "\n";
+        std::cerr << "gconv-worker: " << what << e.what() << "\n";
         return 1;
     }
+}
+
+// gconv-bench's view of the host's GPUs, from a process of its own (docs/worker-protocol.md).
+nlohmann::json host_devices() {
+    const std::string driver = gconv::gpu::kernel_driver_version();
+    nlohmann::json devices = nlohmann::json::array();
+    for (int i = 0, n = gconv::gpu::device_count(); i < n; ++i)
+        devices.push_back(device_json(gconv::gpu::query(i), driver));
+    return {{"platform", gconv::gpu::platform_name()},
+            {"visibility_env", gconv::gpu::visibility_variable()},
+            {"devices", devices}};
 }
 
 int run_one(gconv::worker::Session& session, const gconv::WorkerRequest& request) {
@@ -158,28 +163,18 @@ int main(int argc, char** argv) {
             return gconv::k_worker_exit_bad_request;
         }
     }
-    if (list) return list_devices();
-    if (query) {
-        try {
-            std::cout << device_json(gconv::gpu::query(device), gconv::gpu::kernel_driver_version())
-                             .dump()
-                      << "\n";
-            return 0;
-        } catch (const std::exception& e) {
-            std::cerr << "gconv-worker: " << e.what() << "\n";
-            return 1;
-        }
-    }
-    if (ceilings) {
-        try {
-            const auto c = gconv::worker::measure_ceilings({.device = device});
-            std::cout << gconv::worker::ceilings_to_json(c).dump() << "\n";
-            return 0;
-        } catch (const std::exception& e) {
-            std::cerr << "gconv-worker: ceilings: " << e.what() << "\n";
-            return 1;
-        }
-    }
+    if (list) return print_json(host_devices);
+    if (query)
+        return print_json([&] {
+            return device_json(gconv::gpu::query(device), gconv::gpu::kernel_driver_version());
+        });
+    if (ceilings)
+        return print_json(
+            [&] {
+                return gconv::worker::ceilings_to_json(
+                    gconv::worker::measure_ceilings({.device = device}));
+            },
+            "ceilings: ");
     if (serve) return serve_requests(device);
     gconv::WorkerRequest request;
     try {

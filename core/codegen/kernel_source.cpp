@@ -2,6 +2,7 @@
 
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
+#include "codegen/kernel_entry.h"
 #include "codegen/launch_plan.h"
 
 #include <sstream>
@@ -105,31 +106,8 @@ std::string generate_kernel_source(const KernelConfig& c) {
         field("int", "kSplitKMode", static_cast<int>(c.split_k_mode));
     }
     s << "};\n\n";
-    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << block_warps(c)
-      << ", " << c.block_per_cu << ")\n";
-    switch (c.variant) {
-    case Variant::Forward:
-        if (uses_wgmma(c))
-            s << kernel_entry_name()
-              << "(gconv::ConvParams p, const __grid_constant__ gconv::WgmmaMaps maps) {\n"
-              << "    gconv::fwd::run<GconvConfig>(p, maps);\n}\n";
-        else
-            s << kernel_entry_name() << "(gconv::ConvParams p) {\n"
-              << "    gconv::fwd::run<GconvConfig>(p);\n}\n";
-        break;
-    case Variant::BwdData:
-        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
-          << "    (void)workspace;\n    gconv::bwd_data::run<GconvConfig>(p);\n}\n";
-        break;
-    case Variant::BwdWeight:
-        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
-          << "    gconv::bwd_weight::run<GconvConfig>(p, workspace);\n}\n";
-        if (has_finish_kernel(c))
-            s << "extern \"C\" __global__ void " << finish_entry_name()
-              << "(gconv::ConvParams p, void* workspace) {\n"
-              << "    gconv::bwd_weight::finish<GconvConfig>(p, workspace);\n}\n";
-        break;
-    }
+    write_entry_points(s, c, block_warps(c),
+                       {"gconv::fwd::run", "gconv::bwd_data::run", "gconv::bwd_weight::run"});
     return s.str();
 }
 

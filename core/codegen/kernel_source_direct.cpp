@@ -1,6 +1,7 @@
 // The translation unit of a direct-convolution kernel (kernels/gconv_direct.h): its config
 // struct holds only the knobs the direct kernels read.
 #include "codegen/direct_plan.h"
+#include "codegen/kernel_entry.h"
 #include "codegen/kernel_source.h"
 
 #include <sstream>
@@ -33,26 +34,9 @@ std::string generate_direct_source(const KernelConfig& c) {
     s << "};\n";
     s << "static_assert(GconvConfig::kPipeline == gconv::direct::kPipelineCode, \"pipeline "
          "code\");\n\n";
-    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
-      << c.block_per_cu << ")\n";
-    switch (c.variant) {
-    case Variant::Forward:
-        s << kernel_entry_name() << "(gconv::ConvParams p) {\n"
-          << "    gconv::direct::forward<GconvConfig>(p);\n}\n";
-        break;
-    case Variant::BwdData:
-        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
-          << "    (void)workspace;\n    gconv::direct::bwd_data<GconvConfig>(p);\n}\n";
-        break;
-    case Variant::BwdWeight:
-        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
-          << "    gconv::direct::bwd_weight<GconvConfig>(p, workspace);\n}\n";
-        if (has_finish_kernel(c))
-            s << "extern \"C\" __global__ void " << finish_entry_name()
-              << "(gconv::ConvParams p, void* workspace) {\n"
-              << "    gconv::bwd_weight::finish<GconvConfig>(p, workspace);\n}\n";
-        break;
-    }
+    write_entry_points(
+        s, c, warps,
+        {"gconv::direct::forward", "gconv::direct::bwd_data", "gconv::direct::bwd_weight"});
     return s.str();
 }
 

@@ -1,6 +1,7 @@
 // The translation unit of a tensor-core direct kernel (kernels/gconv_direct_mma.h): its config
 // struct holds only the knobs that kernel reads.
 #include "codegen/direct_mma_plan.h"
+#include "codegen/kernel_entry.h"
 #include "codegen/kernel_source.h"
 
 #include <sstream>
@@ -30,10 +31,7 @@ std::string generate_direct_mma_source(const KernelConfig& c) {
     s << "};\n";
     s << "static_assert(GconvConfig::kPipeline == gconv::direct_mma::kPipelineCode, \"pipeline "
          "code\");\n\n";
-    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
-      << c.block_per_cu << ")\n"
-      << kernel_entry_name() << "(gconv::ConvParams p) {\n"
-      << "    gconv::direct_mma::forward<GconvConfig>(p);\n}\n";
+    write_entry_points(s, c, warps, {"gconv::direct_mma::forward", {}, {}});
     return s.str();
 }
 

@@ -126,15 +126,10 @@ SupportCheck check_direct(const KernelConfig& c, const Problem& p, int warp_size
         r.fail("tile_n: the fp32 filter slice of ", c.tile_n, " channels x ", p.Z * p.Y * p.X,
                " taps x C/G ", cpg, " needs ", direct_shared_bytes(c, p),
                " bytes of shared memory, over ", k_direct_max_shared);
-    if (p.input_elements() > k_max_int || p.output_elements() > k_max_int ||
-        p.weight_elements() > k_max_int)
+    if (!detail::fits_int_offsets(p))
         r.fail("input / output / weight: over 2^31 elements; direct kernels use 32-bit offsets");
     if (r.failed) return {false, r.text.str()};
-    const LaunchPlan plan = plan_direct(c, p, warp_size);
-    if (plan.grid_x == 0 || plan.grid_y == 0 || plan.grid_y > 65535)
-        r.fail("grid: ", plan.grid_x, " x ", plan.grid_y, " exceeds the launch limits");
-    if (r.failed) return {false, r.text.str()};
-    return {true, {}};
+    return detail::check_xy_grid(plan_direct(c, p, warp_size));
 }
 
 } // namespace detail

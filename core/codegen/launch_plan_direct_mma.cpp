@@ -106,8 +106,7 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
     else if (p.C % direct_mma_unit_channels(c) != 0)
         r.fail("C: ", p.C, " is not a multiple of the ", direct_mma_unit_channels(c),
                "-channel unit (8 / (C/G) groups for C/G < 8)");
-    if (p.input_elements() > k_max_int || p.output_elements() > k_max_int ||
-        p.weight_elements() > k_max_int)
+    if (!detail::fits_int_offsets(p))
         r.fail("input / output / weight: over 2^31 elements; direct_mma kernels use 32-bit "
                "offsets");
     if (direct_mma_shared_bytes(c, p) > k_direct_mma_max_shared)
@@ -115,11 +114,7 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
                "-channel block need ", direct_mma_shared_bytes(c, p),
                " bytes of shared memory, over ", k_direct_mma_max_shared);
     if (r.failed) return {false, r.text.str()};
-    const LaunchPlan plan = plan_direct_mma(c, p, warp_size);
-    if (plan.grid_x == 0 || plan.grid_y == 0 || plan.grid_y > 65535)
-        r.fail("grid: ", plan.grid_x, " x ", plan.grid_y, " exceeds the launch limits");
-    if (r.failed) return {false, r.text.str()};
-    return {true, {}};
+    return detail::check_xy_grid(plan_direct_mma(c, p, warp_size));
 }
 
 } // namespace detail

@@ -138,6 +138,16 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
             in_flight.reset();
         };
         auto kill_worker = [&] { child->terminate(options_.terminate_grace); };
+        // A reply that breaks the protocol ends the worker; the cell in flight, if any, gets it.
+        auto violation = [&](const std::string& what) {
+            kill_worker();
+            if (in_flight) {
+                stats_.cell_span_s += seconds_between(began, Clock::now());
+                blame(CellStatus::Error, what);
+            } else {
+                reason = what;
+            }
+        };
 
         for (bool done = false; !done && !host_.stop_now();) {
             const auto status = read_line_or_stop(*child, line, Clock::now() + timeout_);
@@ -200,18 +210,11 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
             case WorkerEvent::Kind::Begin:
                 if (in_flight || next >= batch.size() ||
                     event.cell != static_cast<int64_t>(batch[next])) {
-                    kill_worker();
-                    const std::string what =
+                    violation(
                         "protocol violation: \"begin\" for cell " + std::to_string(event.cell) +
                         (in_flight
                              ? " before the result of cell " + std::to_string(batch[*in_flight])
-                             : " out of order");
-                    if (in_flight) {
-                        stats_.cell_span_s += seconds_between(began, Clock::now());
-                        blame(CellStatus::Error, what);
-                    } else {
-                        reason = what;
-                    }
+                             : " out of order"));
                     done = true;
                     break;
                 }
@@ -220,15 +223,8 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
                 break;
             case WorkerEvent::Kind::Result:
                 if (!in_flight || event.cell != static_cast<int64_t>(batch[*in_flight])) {
-                    kill_worker();
-                    const std::string what = "protocol violation: \"result\" for cell " +
-                                             std::to_string(event.cell) + " that was not announced";
-                    if (in_flight) {
-                        stats_.cell_span_s += seconds_between(began, Clock::now());
-                        blame(CellStatus::Error, what);
-                    } else {
-                        reason = what;
-                    }
+                    violation("protocol violation: \"result\" for cell " +
+                              std::to_string(event.cell) + " that was not announced");
                     done = true;
                     break;
                 }

@@ -13,16 +13,10 @@
 #   gpu_tests  scripts/device/gpu_tests.sh (the Qt Test GPU suites; carry .qt)
 # usage (on the GPU machine, carry .deps [and .qt]): GCONV_ONLY=overhead,wgmma scripts/device/check_all.sh
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$repo"
-out=${OUT:-/tmp/gconv-out}
-mkdir -p "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 t0=$(date +%s)
-scripts/device/build.sh gconv-bench gconv-worker > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
+build_tools "$out/build.log" gconv-bench gconv-worker
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-bench=build/device/app/gconv-bench
-export GCONV_CACHE_DIR=/tmp/gconv-cache
 IFS=, read -ra parts <<< "${GCONV_ONLY:-overhead,wgmma,backward,classes,gpu_tests}"
 limit() { local v="GCONV_LIMIT_${1^^}"; echo "${!v:-$2}"; } # seconds per part, GCONV_LIMIT_<PART>
 

@@ -6,13 +6,9 @@
 # GCONV_SPEEDUP_ARGS replaces the sweep (default: the bf16 forward pool's first 120 kernels on
 # the forward 2D validation set); GCONV_SPEEDUP_TARGET the target ratio.
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$repo"
-out=${OUT:-/tmp/gconv-out}
-mkdir -p "$out"
-scripts/device/build.sh gconv-bench gconv-worker >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-export GCONV_CACHE_DIR=/tmp/gconv-cache
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+build_tools "$out/build.log" gconv-bench gconv-worker
 nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv 2>/dev/null || true
 read -r -a sweep <<<"${GCONV_SPEEDUP_ARGS:---variant forward --arch auto --config configs/forward_bf16.json --problems forward_2d_test_validation --max-kernels 120 --batch-size 20}"
-python3 bench/multi_gpu_speedup.py --bench build/device/app/gconv-bench --out "$out" \
+python3 bench/multi_gpu_speedup.py --bench "$bench" --out "$out" \
     --target "${GCONV_SPEEDUP_TARGET:-0.55}" -- "${sweep[@]}"

@@ -4,13 +4,8 @@
 # with batches of 20 cells, then prints the share of the benchmark phase the GPU spends in timed
 # kernel work and the overhead per cell and per batch (from each run's .meta.json).
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$repo"
-out=${OUT:-/tmp/gconv-out}
-mkdir -p "$out"
-scripts/device/build.sh gconv-bench gconv-worker > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-bench=build/device/app/gconv-bench
-export GCONV_CACHE_DIR=/tmp/gconv-cache
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+build_tools "$out/build.log" gconv-bench gconv-worker
 run() { # name, extra args...
   local name=$1; shift
   local t=$(date +%s.%N)

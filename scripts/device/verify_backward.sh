@@ -5,16 +5,11 @@
 # Parts run in order of importance; once GCONV_DEADLINE_S (default 480) seconds have passed,
 # the remaining parts are skipped and listed. GCONV_ONLY="name1 name2" runs only those parts.
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$repo"
-out=${OUT:-/tmp/gconv-out}
-mkdir -p "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 start=$(date +%s)
 deadline=${GCONV_DEADLINE_S:-480}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-scripts/device/build.sh gconv-bench gconv-worker > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-bench=build/device/app/gconv-bench
-export GCONV_CACHE_DIR=/tmp/gconv-cache
+build_tools "$out/build.log" gconv-bench gconv-worker
 skipped=()
 run() { # name variant config problems-arg... (extra args)
   local name=$1 variant=$2 config=$3; shift 3

@@ -4,15 +4,11 @@
 # cuDNN timed in the same run on the baseline shapes. Writes one tarball of CSVs and logs plus a
 # summary to $OUT. GCONV_ONLY="name1 name2" runs only those parts.
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$repo"
-out=${OUT:-/tmp/gconv-out}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 work=/tmp/direct-out
-mkdir -p "$out" "$work"
+mkdir -p "$work"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-scripts/device/build.sh gconv-bench gconv-worker > "$work/build.log" 2>&1 || { tail -40 "$work/build.log"; exit 1; }
-bench=build/device/app/gconv-bench
-export GCONV_CACHE_DIR=/tmp/gconv-cache
+build_tools "$work/build.log" gconv-bench gconv-worker
 run() { # name variant config problems-args...
   local name=$1 variant=$2 config=$3; shift 3
   if [ -n "${GCONV_ONLY:-}" ] && [[ " $GCONV_ONLY " != *" $name "* ]]; then return; fi

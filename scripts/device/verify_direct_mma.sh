@@ -7,16 +7,11 @@
 # usage (on the GPU machine, .deps carried): scripts/device/verify_direct_mma.sh
 # GCONV_SKIP_GEMM=1 leaves the forward_bf16.json timing out (it was measured in an earlier call).
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$repo"
-out=${OUT:-/tmp/gconv-out}
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 work=/tmp/direct-mma-out
-mkdir -p "$out" "$work"
+mkdir -p "$work"
 t0=$(date +%s)
-scripts/device/build.sh gconv-bench gconv-worker > "$work/build.log" 2>&1 || { tail -40 "$work/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-bench=build/device/app/gconv-bench
-export GCONV_CACHE_DIR=/tmp/gconv-cache
+build_tools "$work/build.log" gconv-bench gconv-worker
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 common=(--variant forward --arch auto --progress none --kernel-timeout 10)
 pool=configs/forward_bf16_direct_mma.json

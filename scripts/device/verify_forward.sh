@@ -4,15 +4,9 @@
 # Results land in $OUT (CSV, worker logs, provenance, report).
 # usage (on the GPU machine, .deps carried): scripts/device/verify_forward.sh
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$repo"
-out=${OUT:-/tmp/gconv-out}
-mkdir -p "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 t0=$(date +%s)
-scripts/device/build.sh gconv-bench gconv-worker gconv-instances > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-bench=build/device/app/gconv-bench
-export GCONV_CACHE_DIR=/tmp/gconv-cache
+build_tools "$out/build.log" gconv-bench gconv-worker gconv-instances
 common=(--variant forward --arch auto --progress none --batch-size ${GCONV_BATCH:-400} --warmup 2 --repeat 5)
 csvs=()
 for cfg in forward_bf16 forward_fp16 forward_fp32 forward_bf16_3d; do

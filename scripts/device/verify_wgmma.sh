@@ -14,15 +14,9 @@
 #                           producer instead of the tensor-map copies, same kernels)
 #   GCONV_WGMMA_FULL=1      also time forward_bf16.json (its sm_90a pool holds wgmma kernels)
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$repo"
-out=${OUT:-/tmp/gconv-out}
-mkdir -p "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 t0=$(date +%s)
-scripts/device/build.sh gconv-bench gconv-worker > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-bench=build/device/app/gconv-bench
-export GCONV_CACHE_DIR=/tmp/gconv-cache
+build_tools "$out/build.log" gconv-bench gconv-worker
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 common=(--variant forward --arch auto --progress none --kernel-timeout 10)
 IFS=, read -ra verify <<< "${GCONV_WGMMA_VERIFY:-forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_fp16_wgmma}"

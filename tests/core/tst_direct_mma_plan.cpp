@@ -6,9 +6,9 @@
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/kernel_name.h"
-#include "config/rules.h"
 #include "config/trait_config.h"
 #include "problem/problem_set.h"
+#include "rule_messages.h"
 #include "test_paths.h"
 
 #include <QRandomGenerator>
@@ -17,6 +17,8 @@
 #include <functional>
 
 using namespace gconv;
+using test::joined;
+using test::rules_of;
 
 namespace {
 
@@ -37,19 +39,6 @@ Problem grouped(int64_t c, int64_t g, int64_t hw, int64_t f = 3, int64_t stride 
     p.pad_h = p.pad_w = f / 2;
     p.stride_h = p.stride_w = stride;
     return p;
-}
-
-std::vector<std::string> rules_of(const KernelConfig& c, const char* arch = "sm_90") {
-    std::vector<std::string> out;
-    for (const auto& r : check_legality(c, default_arch_specs().get(arch), default_arch_specs()))
-        out.push_back(std::string(rule_id(r.rule)) + ": " + r.message);
-    return out;
-}
-
-QString joined(const std::vector<std::string>& v) {
-    QStringList l;
-    for (const auto& s : v) l << QString::fromStdString(s);
-    return l.join("\n");
 }
 
 } // namespace

@@ -6,15 +6,17 @@
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/kernel_name.h"
-#include "config/rules.h"
 #include "config/trait_config.h"
 #include "problem/problem_set.h"
+#include "rule_messages.h"
 #include "test_paths.h"
 
 #include <QRandomGenerator>
 #include <QtTest>
 
 using namespace gconv;
+using test::joined;
+using test::rules_of;
 
 namespace {
 
@@ -34,19 +36,6 @@ Problem depthwise(int64_t c, int64_t hw, int64_t f) {
     p.N = 2, p.C = c, p.K = c, p.G = c, p.Hi = hw, p.Wi = hw, p.Y = f, p.X = f;
     p.pad_h = p.pad_w = f / 2;
     return p;
-}
-
-std::vector<std::string> rules_of(const KernelConfig& c, const char* arch = "sm_90") {
-    std::vector<std::string> out;
-    for (const auto& r : check_legality(c, default_arch_specs().get(arch), default_arch_specs()))
-        out.push_back(std::string(rule_id(r.rule)) + ": " + r.message);
-    return out;
-}
-
-QString joined(const std::vector<std::string>& v) {
-    QStringList l;
-    for (const auto& s : v) l << QString::fromStdString(s);
-    return l.join("\n");
 }
 
 } // namespace

@@ -1,0 +1,55 @@
+#include "codegen/kernel_entry.h"
+
+#include "codegen/kernel_source.h"
+#include "codegen/launch_plan.h"
+#include "config/kernel_name.h"
+#include "util/error.h"
+
+#include <string>
+
+namespace gconv {
+namespace {
+
+std::string_view call_for(const KernelConfig& c, const EntryCalls& calls) {
+    const std::string_view call = c.variant == Variant::Forward   ? calls.forward
+                                  : c.variant == Variant::BwdData ? calls.bwd_data
+                                                                  : calls.bwd_weight;
+    if (call.empty())
+        throw Error("kernel " + kernel_name(c) + ": the " + std::string(to_string(c.pipeline)) +
+                    " pipeline has no " + std::string(to_string(c.variant)) + " kernel");
+    return call;
+}
+
+} // namespace
+
+void write_entry_points(std::ostream& s, const KernelConfig& c, int warps,
+                        const EntryCalls& calls) {
+    const std::string_view call = call_for(c, calls);
+    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
+      << c.block_per_cu << ")\n";
+    switch (c.variant) {
+    case Variant::Forward:
+        if (uses_wgmma(c))
+            s << kernel_entry_name()
+              << "(gconv::ConvParams p, const __grid_constant__ gconv::WgmmaMaps maps) {\n"
+              << "    " << call << "<GconvConfig>(p, maps);\n}\n";
+        else
+            s << kernel_entry_name() << "(gconv::ConvParams p) {\n"
+              << "    " << call << "<GconvConfig>(p);\n}\n";
+        break;
+    case Variant::BwdData:
+        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
+          << "    (void)workspace;\n    " << call << "<GconvConfig>(p);\n}\n";
+        break;
+    case Variant::BwdWeight:
+        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
+          << "    " << call << "<GconvConfig>(p, workspace);\n}\n";
+        if (has_finish_kernel(c))
+            s << "extern \"C\" __global__ void " << finish_entry_name()
+              << "(gconv::ConvParams p, void* workspace) {\n"
+              << "    gconv::bwd_weight::finish<GconvConfig>(p, workspace);\n}\n";
+        break;
+    }
+}
+
+} // namespace gconv

@@ -1,0 +1,19 @@
+# Sourced by the scripts/device/*.sh device calls: from the repository root, with $out (the
+# call's $OUT, else /tmp/gconv-out) made, $bench the device build's gconv-bench and the kernel
+# cache shared by the calls of one machine.
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo" || exit 1
+out=${OUT:-/tmp/gconv-out}
+mkdir -p "$out"
+bench=build/device/app/gconv-bench
+export GCONV_CACHE_DIR=/tmp/gconv-cache
+
+# build_tools LOG TARGET...: scripts/device/build.sh into build/device, its output in LOG; prints
+# the build time, or the log's tail and exits when the build fails.
+build_tools() {
+  local log=$1 t0
+  shift
+  t0=$(date +%s)
+  scripts/device/build.sh "$@" > "$log" 2>&1 || { tail -40 "$log"; exit 1; }
+  echo "build: $(( $(date +%s) - t0 )) s"
+}
