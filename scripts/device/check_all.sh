@@ -3,8 +3,8 @@
 # all, in this order), each under its own time limit, results under $OUT/<part>/:
 #   overhead   scripts/device/sweep_overhead.sh without the fresh-worker runs (issue 4 figures)
 #   wgmma      scripts/device/verify_wgmma.sh (verify the wgmma pools, time them against cuDNN)
-#   backward   a sample of every backward pool (GCONV_BACKWARD_KERNELS kernels each, default 48)
-#              verified on its 2D / 3D test_validation set
+#   sample     a sample of every other pool (GCONV_SAMPLE_KERNELS kernels each, default 48, of
+#              those GCONV_SAMPLE_FILTER keeps) verified on its test_validation sets
 #   classes    every bf16 pool of a direction on its baseline shapes (GCONV_CLASSES, default all
 #              six: forward_2d ... bwd_weight_3d) with cuDNN in the same run, then
 #              `report.py --classes` over all of them (best of all pools)
@@ -17,16 +17,23 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 t0=$(date +%s)
 build_tools "$out/build.log" gconv-bench gconv-worker
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-IFS=, read -ra parts <<< "${GCONV_ONLY:-overhead,wgmma,backward,classes,gpu_tests}"
+IFS=, read -ra parts <<< "${GCONV_ONLY:-overhead,wgmma,sample,classes,gpu_tests}"
 limit() { local v="GCONV_LIMIT_${1^^}"; echo "${!v:-$2}"; } # seconds per part, GCONV_LIMIT_<PART>
 
-backward() {
-  local n=${GCONV_BACKWARD_KERNELS:-48} variant cfg set
-  for cfg in bwd_data bwd_weight bwd_data_3d bwd_weight_3d bwd_data_fp16 bwd_weight_fp16 bwd_data_fp32 bwd_weight_fp32 bwd_data_direct bwd_weight_direct; do
-    case $cfg in bwd_data*) variant=bwd_data ;; *) variant=bwd_weight ;; esac
-    case $cfg in *_3d) set=${variant}_3d_test_validation ;; *_direct) set=${variant}_2d_test_validation,${variant}_3d_test_validation ;; *) set=${variant}_2d_test_validation ;; esac
+sample() {
+  local n=${GCONV_SAMPLE_KERNELS:-48} variant cfg set filter
+  for cfg in forward_fp16 forward_fp32 forward_bf16_3d bwd_data bwd_weight bwd_data_3d bwd_weight_3d bwd_data_fp16 bwd_weight_fp16 bwd_data_fp32 bwd_weight_fp32 bwd_data_direct bwd_weight_direct; do
+    case $cfg in forward*) variant=forward ;; bwd_data*) variant=bwd_data ;; *) variant=bwd_weight ;; esac
+    case $cfg in
+      forward_fp*) set=forward_2d_test_validation,forward_3d_test_validation ;;
+      *_3d) set=${variant}_3d_test_validation ;;
+      *_direct) set=${variant}_2d_test_validation,${variant}_3d_test_validation ;;
+      *) set=${variant}_2d_test_validation ;;
+    esac
+    # A cross-section of pipelines and tiles (the first kernels of a whole pool share one).
+    filter=${GCONV_SAMPLE_FILTER:-c.wave_m == 2 and c.tile_k == 64}; [ "${cfg%_direct}" != "$cfg" ] && filter=
     $bench --variant $variant --arch auto --progress none --kernel-timeout 10 --warmup 1 --repeat 2 --batch-size 400 \
-      --max-kernels $n --config configs/$cfg.json --problems $set --output "$1/verify_$cfg.csv" 2>&1 | tail -1
+      --max-kernels $n --filter "$filter" --config configs/$cfg.json --problems $set --output "$1/verify_$cfg.csv" 2>&1 | tail -1
   done
   python3 bench/report.py "$1"/verify_*.csv
 }
@@ -57,7 +64,7 @@ for part in "${parts[@]}"; do
   case $part in
     overhead) OUT="$out/$part" GCONV_SKIP_FRESH=1 timeout "$(limit $part 120)" scripts/device/sweep_overhead.sh ;;
     wgmma) OUT="$out/$part" timeout "$(limit $part 150)" scripts/device/verify_wgmma.sh ;;
-    backward) export -f backward; export bench; timeout "$(limit $part 150)" bash -c "backward '$out/$part'" ;;
+    sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     classes) export -f classes; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     compile) timeout "$(limit $part 120)" python3 bench/compile_time.py --bench $bench --kernels 100000 \
                --workers "$(nproc)" --arch sm_90a ${GCONV_COMPILE_CONFIGS:-configs/forward_bf16.json configs/bwd_data.json configs/bwd_weight.json} ;;
