@@ -69,6 +69,22 @@ GCONV_DEVICE float half_bits_to_float(u16 h) {
 #endif
 }
 
+// fp32 -> bf16 bits, round to nearest, ties to even; NaN stays a quiet NaN. sm_80+ has one
+// instruction for it, which keeps a tile's epilogue (one conversion per accumulator) short for
+// ptxas as well as at run time.
+GCONV_DEVICE u16 float_to_bf16_bits(float f) {
+#if defined(GCONV_NV) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    u16 h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#else
+    const u32 u = float_bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<u16>((u >> 16) | 0x40u);
+    const u32 rounded = u + 0x7fffu + ((u >> 16) & 1u);
+    return static_cast<u16>(rounded >> 16);
+#endif
+}
+
 #if defined(GCONV_NV)
 GCONV_DEVICE u32 shared_address(const void* p) {
     u32 a;

@@ -26,10 +26,7 @@ template <> GCONV_DEVICE float from_float<float>(float f) {
 }
 // Round to nearest, ties to even; NaN stays a (quiet) NaN.
 template <> GCONV_DEVICE bf16_t from_float<bf16_t>(float f) {
-    const u32 u = arch::float_bits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return bf16_t{static_cast<u16>((u >> 16) | 0x40u)};
-    const u32 rounded = u + 0x7fffu + ((u >> 16) & 1u);
-    return bf16_t{static_cast<u16>(rounded >> 16)};
+    return bf16_t{arch::float_to_bf16_bits(f)};
 }
 template <> GCONV_DEVICE fp16_t from_float<fp16_t>(float f) {
     return fp16_t{arch::float_to_half_bits(f)};

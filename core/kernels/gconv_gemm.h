@@ -37,6 +37,8 @@ template <bool WIDE> struct Offset { typedef int type; };
 template <> struct Offset<true> { typedef i64 type; };
 template <bool C, typename A, typename B> struct Select { typedef A type; };
 template <typename A, typename B> struct Select<false, A, B> { typedef B type; };
+// N floats moved as one shared-memory access.
+template <int N> struct GCONV_ALIGN(4 * N) Floats { float v[N]; };
 
 // Moves ELEMS values of type V between two addresses in accesses of at most 16 bytes.
 template <int ELEMS, typename V> GCONV_DEVICE void copy_run(V* dst, const V* src) {
@@ -589,24 +591,38 @@ template <class S> GCONV_DEVICE void run(S& s) {
             }
             arch::barrier();
         }
-        // Sum the two groups' partial tiles through shared memory (slot-major, so the
-        // accesses of a warp are consecutive words).
+        // Sum the two groups' partial tiles through shared memory, slot-major (the accesses of
+        // a warp are consecutive) in slots of four floats where the count allows (a quarter
+        // of the shared-memory instructions).
+        constexpr int SLOT = ACC % 4 == 0 ? 4 : 1;
         float* red = reinterpret_cast<float*>(gconv_dynamic_smem);
         const int ct = tid % S::CTHREADS;
         if (group == 1) {
 #pragma unroll
-            for (int i = 0; i < ACC; ++i) red[i * S::CTHREADS + ct] = acc[i];
+            for (int i = 0; i < ACC; i += SLOT) {
+                Floats<SLOT> f;
+#pragma unroll
+                for (int e = 0; e < SLOT; ++e) f.v[e] = acc[i + e];
+                *reinterpret_cast<Floats<SLOT>*>(red + (i / SLOT * S::CTHREADS + ct) * SLOT) = f;
+            }
         }
         arch::barrier();
         if (group == 0) {
 #pragma unroll
-            for (int i = 0; i < ACC; ++i) acc[i] += red[i * S::CTHREADS + ct];
+            for (int i = 0; i < ACC; i += SLOT) {
+                const Floats<SLOT> f = *reinterpret_cast<const Floats<SLOT>*>(
+                    red + (i / SLOT * S::CTHREADS + ct) * SLOT);
+#pragma unroll
+                for (int e = 0; e < SLOT; ++e) acc[i + e] += f.v[e];
+            }
         }
         arch::barrier();
     } else {
         // Multi-stage ring of asynchronous copies: STAGES-1 tiles in flight while one is
-        // multiplied (mem: sized to ~32 KB in flight; compv6: 3 stages; comp_async: 2).
-#pragma unroll
+        // multiplied (mem: sized to ~32 KB in flight; compv6: 3 stages; comp_async: 2). The
+        // prologue stays a loop: one copy of the tile loader instead of STAGES - 1 (compile
+        // time), where the issue of at most 8 tiles' copies once per block costs nothing.
+#pragma unroll 1
         for (int st_i = 0; st_i < STAGES - 1; ++st_i) {
             if (st_i < ktiles) copy_tile_async(s, smem, st_i, kt0 + st_i);
             arch::async_commit();
@@ -627,12 +643,17 @@ template <class S> GCONV_DEVICE void run(S& s) {
         // Stage the C tile in shared memory, then write rows of VC-wide coalesced vectors.
         arch::barrier();
         OutT* sc = reinterpret_cast<OutT*>(gconv_dynamic_smem);
+        // An MMA fragment's contiguous columns go in one store (two values on NVIDIA).
+        constexpr int SV = S::MMA ? S::RUN : 1;
         if (computes) {
 #pragma unroll
-            for (int idx = 0; idx < ACC; ++idx) {
+            for (int idx = 0; idx < ACC; idx += SV) {
                 int row, col;
                 coord<S>(idx, wm, wn, lane, row, col);
-                sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
+                GCONV_ALIGN(16) OutT v[SV];
+#pragma unroll
+                for (int e = 0; e < SV; ++e) v[e] = from_float<OutT>(acc[idx + e]);
+                copy_run<SV>(sc + row * S::LDC + col, v);
             }
         }
         arch::barrier();
