@@ -2,6 +2,7 @@
 
 #include "gpu/buffer.h"
 #include "worker/launch_timer.h"
+#include "worker/shared_library.h"
 
 #include <dlfcn.h>
 
@@ -70,11 +71,6 @@ std::vector<std::string> library_candidates() {
     return out;
 }
 
-template <typename F> void bind(void* library, const char* name, F& fn, std::string& missing) {
-    fn = reinterpret_cast<F>(dlsym(library, name));
-    if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(name);
-}
-
 std::string failure(const char* call, cublas::Status s) {
     return std::string(call) + " failed with cublasStatus_t " + std::to_string(s);
 }
@@ -92,24 +88,17 @@ MatmulRate measure_bf16_matmul(
 #else
     cublas::Api api;
     std::string tried, loaded;
-    for (const auto& candidate : library_candidates()) {
-        api.library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (api.library) {
-            loaded = candidate;
-            break;
-        }
-        tried += (tried.empty() ? "" : "; ") + candidate + ": " + dlerror();
-    }
+    api.library = open_first_library(library_candidates(), tried, &loaded);
     if (!api.library) {
         rate.why = "cuBLAS not found (set GCONV_CUBLAS_LIBRARY): " + tried;
         return rate;
     }
     std::string missing;
-    bind(api.library, "cublasCreate_v2", api.create, missing);
-    bind(api.library, "cublasDestroy_v2", api.destroy, missing);
-    bind(api.library, "cublasSetStream_v2", api.set_stream, missing);
-    bind(api.library, "cublasGetVersion_v2", api.get_version, missing);
-    bind(api.library, "cublasGemmEx", api.gemm_ex, missing);
+    bind_symbol(api.library, "cublasCreate_v2", api.create, missing);
+    bind_symbol(api.library, "cublasDestroy_v2", api.destroy, missing);
+    bind_symbol(api.library, "cublasSetStream_v2", api.set_stream, missing);
+    bind_symbol(api.library, "cublasGetVersion_v2", api.get_version, missing);
+    bind_symbol(api.library, "cublasGemmEx", api.gemm_ex, missing);
     if (!missing.empty()) {
         rate.why = loaded + " lacks " + missing;
         return rate;

@@ -1,5 +1,7 @@
 #include "worker/cudnn_api.h"
 
+#include "worker/shared_library.h"
+
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -36,11 +38,6 @@ std::vector<std::string> library_candidates() {
     return out;
 }
 
-template <typename F> void bind(void* library, const char* name, F& fn, std::string& missing) {
-    fn = reinterpret_cast<F>(dlsym(library, name));
-    if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(name);
-}
-
 } // namespace
 
 int cudnn_data_type(DataType d) {
@@ -72,50 +69,46 @@ std::unique_ptr<CudnnApi> CudnnApi::load(std::string& why) {
 #else
     auto api = std::make_unique<CudnnApi>();
     std::string tried;
-    for (const auto& candidate : library_candidates()) {
-        api->library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (api->library) break;
-        tried += (tried.empty() ? "" : "; ") + candidate + ": " + dlerror();
-    }
+    api->library = open_first_library(library_candidates(), tried);
     if (!api->library) {
         why = "cannot load cuDNN (set GCONV_CUDNN_LIBRARY): " + tried;
         return nullptr;
     }
     std::string missing;
     void* l = api->library;
-    bind(l, "cudnnCreate", api->create, missing);
-    bind(l, "cudnnDestroy", api->destroy, missing);
-    bind(l, "cudnnSetStream", api->set_stream, missing);
-    bind(l, "cudnnGetErrorString", api->error_string, missing);
-    bind(l, "cudnnGetVersion", api->get_version, missing);
-    bind(l, "cudnnCreateTensorDescriptor", api->create_tensor, missing);
-    bind(l, "cudnnDestroyTensorDescriptor", api->destroy_tensor, missing);
-    bind(l, "cudnnSetTensorNdDescriptorEx", api->set_tensor, missing);
-    bind(l, "cudnnCreateFilterDescriptor", api->create_filter, missing);
-    bind(l, "cudnnDestroyFilterDescriptor", api->destroy_filter, missing);
-    bind(l, "cudnnSetFilterNdDescriptor", api->set_filter, missing);
-    bind(l, "cudnnCreateConvolutionDescriptor", api->create_conv, missing);
-    bind(l, "cudnnDestroyConvolutionDescriptor", api->destroy_conv, missing);
-    bind(l, "cudnnSetConvolutionNdDescriptor", api->set_conv, missing);
-    bind(l, "cudnnSetConvolutionGroupCount", api->set_groups, missing);
-    bind(l, "cudnnSetConvolutionMathType", api->set_math, missing);
-    bind(l, "cudnnFindConvolutionForwardAlgorithmEx", api->find_fwd, missing);
-    bind(l, "cudnnFindConvolutionBackwardDataAlgorithmEx", api->find_bwd_data, missing);
-    bind(l, "cudnnFindConvolutionBackwardFilterAlgorithmEx", api->find_bwd_filter, missing);
-    bind(l, "cudnnConvolutionForward", api->fwd, missing);
-    bind(l, "cudnnConvolutionBackwardData", api->bwd_data, missing);
-    bind(l, "cudnnConvolutionBackwardFilter", api->bwd_filter, missing);
+    bind_symbol(l, "cudnnCreate", api->create, missing);
+    bind_symbol(l, "cudnnDestroy", api->destroy, missing);
+    bind_symbol(l, "cudnnSetStream", api->set_stream, missing);
+    bind_symbol(l, "cudnnGetErrorString", api->error_string, missing);
+    bind_symbol(l, "cudnnGetVersion", api->get_version, missing);
+    bind_symbol(l, "cudnnCreateTensorDescriptor", api->create_tensor, missing);
+    bind_symbol(l, "cudnnDestroyTensorDescriptor", api->destroy_tensor, missing);
+    bind_symbol(l, "cudnnSetTensorNdDescriptorEx", api->set_tensor, missing);
+    bind_symbol(l, "cudnnCreateFilterDescriptor", api->create_filter, missing);
+    bind_symbol(l, "cudnnDestroyFilterDescriptor", api->destroy_filter, missing);
+    bind_symbol(l, "cudnnSetFilterNdDescriptor", api->set_filter, missing);
+    bind_symbol(l, "cudnnCreateConvolutionDescriptor", api->create_conv, missing);
+    bind_symbol(l, "cudnnDestroyConvolutionDescriptor", api->destroy_conv, missing);
+    bind_symbol(l, "cudnnSetConvolutionNdDescriptor", api->set_conv, missing);
+    bind_symbol(l, "cudnnSetConvolutionGroupCount", api->set_groups, missing);
+    bind_symbol(l, "cudnnSetConvolutionMathType", api->set_math, missing);
+    bind_symbol(l, "cudnnFindConvolutionForwardAlgorithmEx", api->find_fwd, missing);
+    bind_symbol(l, "cudnnFindConvolutionBackwardDataAlgorithmEx", api->find_bwd_data, missing);
+    bind_symbol(l, "cudnnFindConvolutionBackwardFilterAlgorithmEx", api->find_bwd_filter, missing);
+    bind_symbol(l, "cudnnConvolutionForward", api->fwd, missing);
+    bind_symbol(l, "cudnnConvolutionBackwardData", api->bwd_data, missing);
+    bind_symbol(l, "cudnnConvolutionBackwardFilter", api->bwd_filter, missing);
     if (!missing.empty()) {
         why = "cuDNN lacks " + missing;
         return nullptr;
     }
     // The graph path is optional: without it the legacy search alone is the baseline.
-    bind(l, "cudnnBackendCreateDescriptor", api->backend_create, api->graph_missing);
-    bind(l, "cudnnBackendDestroyDescriptor", api->backend_destroy, api->graph_missing);
-    bind(l, "cudnnBackendFinalize", api->backend_finalize, api->graph_missing);
-    bind(l, "cudnnBackendSetAttribute", api->backend_set, api->graph_missing);
-    bind(l, "cudnnBackendGetAttribute", api->backend_get, api->graph_missing);
-    bind(l, "cudnnBackendExecute", api->backend_execute, api->graph_missing);
+    bind_symbol(l, "cudnnBackendCreateDescriptor", api->backend_create, api->graph_missing);
+    bind_symbol(l, "cudnnBackendDestroyDescriptor", api->backend_destroy, api->graph_missing);
+    bind_symbol(l, "cudnnBackendFinalize", api->backend_finalize, api->graph_missing);
+    bind_symbol(l, "cudnnBackendSetAttribute", api->backend_set, api->graph_missing);
+    bind_symbol(l, "cudnnBackendGetAttribute", api->backend_get, api->graph_missing);
+    bind_symbol(l, "cudnnBackendExecute", api->backend_execute, api->graph_missing);
     if (const cudnn::Status s = api->create(&api->handle); s != cudnn::k_success) {
         why = api->failure("cudnnCreate", s);
         return nullptr;

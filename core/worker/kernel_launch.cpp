@@ -37,7 +37,7 @@ const WgmmaMaps& KernelLaunch::maps_for(const LaunchTensors& tensors) {
         maps_ready_ = true;
         // An eligible problem whose maps failed to encode runs the slower cp.async path;
         // say so once per launch object.
-        if (sequence_.tma.enabled && !maps_.maps.enabled && maps_.why != "GCONV_WGMMA_TMA=0")
+        if (sequence_.tma.enabled && !maps_.maps.enabled && !maps_.user_off)
             std::cerr << "gconv: wgmma tensor maps not used: " << maps_.why << "\n";
     }
     return maps_.maps;

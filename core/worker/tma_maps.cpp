@@ -60,6 +60,7 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* in, const vo
     }
     if (const char* env = std::getenv("GCONV_WGMMA_TMA"); env && std::strcmp(env, "0") == 0) {
         out.why = "GCONV_WGMMA_TMA=0";
+        out.user_off = true;
         return out;
     }
     const Driver& d = driver();

@@ -13,7 +13,8 @@ namespace gconv::worker {
 
 struct EncodedMaps {
     WgmmaMaps maps{};
-    std::string why; // empty when maps.enabled
+    std::string why;       // empty when maps.enabled
+    bool user_off = false; // GCONV_WGMMA_TMA=0: cp.async by request, nothing to report
 };
 
 EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* in, const void* wei);
