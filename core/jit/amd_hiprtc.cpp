@@ -1,5 +1,6 @@
 #include "jit/amd_hiprtc.h"
 
+#include "gpu/shared_library.h"
 #include "jit/arch_options.h"
 #include "util/error.h"
 
@@ -7,7 +8,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <type_traits>
 #include <vector>
 
 namespace gconv::jit {
@@ -54,32 +54,22 @@ struct AmdHiprtc::Api {
 
 AmdHiprtc::AmdHiprtc(const std::string& library) : api_(std::make_unique<Api>()) {
     std::string tried;
-    for (const std::string& candidate : candidates(library)) {
-        // RTLD_LOCAL keeps its hiprtc* symbols out of the global namespace.
-        api_->handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (api_->handle) {
-            path_ = candidate;
-            break;
-        }
-        const char* why = dlerror();
-        tried += "\n  " + candidate + ": " + (why ? why : "not loadable");
-    }
-    if (!api_->handle) throw Error("cannot load ROCm's hipRTC; tried:" + tried);
+    api_->handle = open_first_library(candidates(library), tried, &path_);
+    if (!api_->handle)
+        throw Error("cannot load ROCm's hipRTC; tried: " + (tried.empty() ? "nothing" : tried));
 
-    auto bind = [&](auto& function, const char* name) {
-        function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
-            dlsym(api_->handle, name));
-        if (!function) throw Error(path_ + " has no symbol " + name + ": not a hipRTC library");
-    };
-    bind(api_->create, "hiprtcCreateProgram");
-    bind(api_->compile, "hiprtcCompileProgram");
-    bind(api_->destroy, "hiprtcDestroyProgram");
-    bind(api_->log_size, "hiprtcGetProgramLogSize");
-    bind(api_->log, "hiprtcGetProgramLog");
-    bind(api_->code_size, "hiprtcGetCodeSize");
-    bind(api_->code, "hiprtcGetCode");
-    bind(api_->version, "hiprtcVersion");
-    bind(api_->error_string, "hiprtcGetErrorString");
+    std::string missing;
+    bind_symbol(api_->handle, "hiprtcCreateProgram", api_->create, missing);
+    bind_symbol(api_->handle, "hiprtcCompileProgram", api_->compile, missing);
+    bind_symbol(api_->handle, "hiprtcDestroyProgram", api_->destroy, missing);
+    bind_symbol(api_->handle, "hiprtcGetProgramLogSize", api_->log_size, missing);
+    bind_symbol(api_->handle, "hiprtcGetProgramLog", api_->log, missing);
+    bind_symbol(api_->handle, "hiprtcGetCodeSize", api_->code_size, missing);
+    bind_symbol(api_->handle, "hiprtcGetCode", api_->code, missing);
+    bind_symbol(api_->handle, "hiprtcVersion", api_->version, missing);
+    bind_symbol(api_->handle, "hiprtcGetErrorString", api_->error_string, missing);
+    if (!missing.empty())
+        throw Error(path_ + " has no symbol " + missing + ": not a hipRTC library");
 }
 
 AmdHiprtc::~AmdHiprtc() = default;

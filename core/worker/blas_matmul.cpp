@@ -2,7 +2,7 @@
 
 #include "gpu/buffer.h"
 #include "worker/launch_timer.h"
-#include "worker/shared_library.h"
+#include "gpu/shared_library.h"
 
 #include <dlfcn.h>
 

@@ -1,6 +1,6 @@
 #include "worker/cudnn_api.h"
 
-#include "worker/shared_library.h"
+#include "gpu/shared_library.h"
 
 #include <dlfcn.h>
 

@@ -36,6 +36,7 @@ private slots:
     void mfmaKernelCompilesForGfx90a();
     void brokenSourceFailsWithLog();
     void refusesNvidiaArch();
+    void namesALibraryThatIsNotHiprtc();
 
 private:
     std::unique_ptr<AmdHiprtc> hiprtc_;
@@ -89,6 +90,19 @@ void TestAmdCompile::refusesNvidiaArch() {
     request.source = "extern \"C\" __global__ void k() {}\n";
     request.arch = "sm_90";
     QVERIFY_THROWS_EXCEPTION(gconv::Error, hiprtc_->compile(request));
+}
+
+// A library that loads but lacks the hipRTC entry points is refused by name, before anything
+// else on the candidate list is tried.
+void TestAmdCompile::namesALibraryThatIsNotHiprtc() {
+    try {
+        AmdHiprtc wrong("libm.so.6");
+        QFAIL("libm.so.6 was taken for a hipRTC library");
+    } catch (const gconv::Error& e) {
+        const QString what = QString::fromStdString(e.what());
+        QVERIFY2(what.contains("libm.so.6 has no symbol hiprtcCreateProgram"), qPrintable(what));
+        QVERIFY2(what.contains("hiprtcGetErrorString"), qPrintable(what));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestAmdCompile)

@@ -1,4 +1,4 @@
-#include "worker/shared_library.h"
+#include "gpu/shared_library.h"
 
 #include <dlfcn.h>
 

@@ -1,6 +1,7 @@
 #pragma once
-// Run-time loading of the vendor libraries the worker uses only when asked (cuDNN, cuBLAS): the
-// first loadable candidate path wins, and what failed is kept for the message.
+// Run-time loading of the vendor libraries gconv uses only when asked (cuDNN, cuBLAS, ROCm's
+// hipRTC for AMD compile checks): the first loadable candidate path wins, and what failed is
+// kept for the message.
 #include <string>
 #include <vector>
 
