@@ -18,6 +18,7 @@
 #include "problem/problem_json.h"
 #include "problem/registry.h"
 #include "sweep/bench_runner.h"
+#include "sweep/early_workers.h"
 #include "sweep/progress_reporter.h"
 #include "sweep/shard.h"
 #include "sweep_devices.h"
@@ -31,11 +32,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -431,12 +434,48 @@ struct Sweep {
             if (!probe) throw Error("cannot write the output " + output);
         }
 
+        // The benchmark phase's workers start now (serving ones), so that their start and GPU
+        // context, and the loading of each kernel's code object as it is built, overlap the
+        // build; this process still never touches the GPU.
+        BenchOptions options;
+        options.worker_command = {worker, "--device", std::to_string(devices.worker_device(0))};
+        options.worker_log = output + ".worker.log";
+        options.gpus = benchmark_slots(devices, output);
+        options.batches_per_worker =
+            std::size_t(cli.get_int("--batches-per-worker", 0, 0, 1 << 30));
+        std::optional<EarlyWorkers> early;
+        std::vector<bool> preload_wanted(configs.size(), false); // a cell will run it
+        std::vector<WorkerKernel> to_preload;
+        if (!cli.has("--build-only") && options.batches_per_worker != 1 && !cells.empty()) {
+            const int warp_size = specs.get(arch).warp_size;
+            for (const BenchCell& cell : cells)
+                if (!preload_wanted[cell.kernel] &&
+                    is_supported(configs[cell.kernel], problems[cell.problem].problem, warp_size)
+                        .ok)
+                    preload_wanted[cell.kernel] = true;
+            early.emplace(options);
+        }
+        // Preloads go in small groups, so a worker loads while the build goes on.
+        auto send_preloads = [&] {
+            early->preload(to_preload);
+            to_preload.clear();
+        };
+
         // Build phase.
         const jit::KernelCache cache(cli.has("--cache-dir") ? fs::path(*cli.get("--cache-dir"))
                                                             : jit::KernelCache::default_root());
         progress->phase("build", configs.size());
         const int workers = int(
             cli.get_int("--workers", std::max(1u, std::thread::hardware_concurrency()), 1, 4096));
+        jit::KernelBuilt on_built;
+        if (early)
+            on_built = [&](std::size_t i, const fs::path& code_object) {
+                if (!preload_wanted[i]) return;
+                to_preload.push_back({int64_t(i), kernel_name(configs[i]), code_object.string(),
+                                      std::string(kernel_entry_name()),
+                                      config_to_json(configs[i])});
+                if (to_preload.size() >= 8) send_preloads();
+            };
         const jit::KernelBuildResult built = jit::build_kernels(
             configs, arch, cache, workers,
             [&](const jit::BuildProgress& p) {
@@ -446,7 +485,8 @@ struct Sweep {
                                 {"log", p.log_head}},
                                p.status == jit::BuildStatus::failed);
             },
-            &g_stop);
+            &g_stop, on_built);
+        if (early) send_preloads();
         provenance["toolchain"] = built.toolchain;
         provenance["build"] = {{"compiled", built.stats.compiled},
                                {"cached", built.stats.cached},
@@ -489,14 +529,9 @@ struct Sweep {
         plan.problems = problems;
         plan.cells = cells;
 
-        BenchOptions options;
-        options.worker_command = {worker, "--device", std::to_string(devices.worker_device(0))};
-        options.worker_log = output + ".worker.log";
-        options.gpus = benchmark_slots(devices, output);
         provenance["devices"] = devices_provenance(devices, options.gpus);
         options.batch_size = std::size_t(cli.get_int("--batch-size", 20, 1, 1 << 20));
-        options.batches_per_worker =
-            std::size_t(cli.get_int("--batches-per-worker", 0, 0, 1 << 30));
+        options.early = early ? &*early : nullptr;
         options.kernel_timeout_s = cli.get_double("--kernel-timeout", 30.0, 0.01, 1e6);
         options.stop = &g_stop;
         const int warp_size = specs.get(arch).warp_size;
@@ -533,6 +568,8 @@ struct Sweep {
                                           " cells already in " + output);
         }
         if (cli.has("--ceilings") || plan.baseline != "none") {
+            // The GPU to itself: the early workers' loads are done first.
+            if (early) early->settle(std::chrono::steady_clock::now() + std::chrono::seconds(60));
             try {
                 provenance["ceilings"] = measure_ceilings(worker, devices);
             } catch (const Error& e) {
@@ -562,6 +599,10 @@ struct Sweep {
                                    {"workers_started", s.workers_started},
                                    {"wall_s", s.wall_s},
                                    {"gpu_busy_share", s.gpu_busy_share},
+                                   {"gpu_work_share", s.gpu_work_share},
+                                   {"timed_gpu_s", s.timed_gpu_s},
+                                   {"gpu_span_s", s.gpu_span_s},
+                                   {"kernels_preloaded", s.kernels_preloaded},
                                    {"overhead_per_cell_ms", s.overhead_per_cell_ms},
                                    {"overhead_per_batch_ms", s.overhead_per_batch_ms},
                                    {"in_cell_overhead_ms", s.in_cell_overhead_ms},

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace {
@@ -48,7 +49,8 @@ const char* k_help =
     "Runs one batch of cells (kernels x problems) described by a JSON request on stdin and\n"
     "writes one JSON line per event on stdout: begin (before a cell's first launch), result,\n"
     "end. With --serve it keeps its GPU context, loaded modules and the problem on the GPU\n"
-    "between requests, each request one JSON line answered by its events and an end. See\n"
+    "between requests, each request one JSON line answered by its events and an end; a\n"
+    "preload line loads code objects ahead of their cells (one \"loaded\" event each). See\n"
     "docs/worker-protocol.md. gconv-bench starts it; it is not meant to be run by "
     "hand.\n\n"
     "exit status: 0 done, 2 bad request, 3 sticky GPU error (the cell in flight was reported).\n";
@@ -93,8 +95,8 @@ nlohmann::json host_devices() {
             {"devices", devices}};
 }
 
-int run_one(gconv::worker::Session& session, const gconv::WorkerRequest& request) {
-    const int code = session.run(request, k_stdout_events);
+// After a request or preload that went through, its "end".
+int ended(int code) {
     if (code == gconv::k_worker_exit_ok) {
         gconv::WorkerEvent end;
         end.kind = gconv::WorkerEvent::Kind::End;
@@ -104,8 +106,13 @@ int run_one(gconv::worker::Session& session, const gconv::WorkerRequest& request
     return code;
 }
 
-// The GPU context is made once, on the first request: a worker that is never sent anything
-// costs no context.
+int run_one(gconv::worker::Session& session, const gconv::WorkerRequest& request) {
+    return ended(session.run(request, k_stdout_events));
+}
+
+// The GPU context is made once, on the first request or preload: a worker that is never sent
+// anything costs no context. gconv-bench sends a preload at once, so the context is made while
+// its build phase runs.
 int serve_requests(int device) {
     // Requests arrive as long lines on a pipe: unsynchronised C++ input reads them in blocks.
     std::ios::sync_with_stdio(false);
@@ -114,8 +121,15 @@ int serve_requests(int device) {
     while (std::getline(std::cin, line)) {
         if (line.empty()) continue;
         gconv::WorkerRequest request;
+        std::optional<gconv::WorkerPreload> preload;
         try {
-            request = gconv::parse_worker_request(line);
+            const auto document = nlohmann::json::parse(line, nullptr, false);
+            if (document.is_discarded())
+                request = gconv::parse_worker_request(line); // throws, saying why
+            else if (gconv::is_preload_request(document))
+                preload = gconv::worker_preload_from_json(document);
+            else
+                request = gconv::worker_request_from_json(document);
         } catch (const std::exception& e) {
             std::cerr << "gconv-worker: bad request: " << e.what() << "\n";
             return gconv::k_worker_exit_bad_request;
@@ -124,8 +138,9 @@ int serve_requests(int device) {
             if (!session)
                 session = std::make_unique<gconv::worker::Session>(
                     gconv::worker::BatchOptions{device, {}});
-            if (const int code = run_one(*session, request); code != gconv::k_worker_exit_ok)
-                return code;
+            const int code = preload ? ended(session->preload(*preload, k_stdout_events))
+                                     : run_one(*session, request);
+            if (code != gconv::k_worker_exit_ok) return code;
         } catch (const std::exception& e) {
             std::cerr << "gconv-worker: " << e.what() << "\n";
             return 1;

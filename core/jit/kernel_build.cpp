@@ -18,7 +18,7 @@ CompileRequest kernel_compile_request(const KernelConfig& config, const std::str
 KernelBuildResult build_kernels(const std::vector<KernelConfig>& configs, const std::string& arch,
                                 const KernelCache& cache, int workers,
                                 const std::function<void(const BuildProgress&)>& on_progress,
-                                std::atomic<bool>* cancel) {
+                                std::atomic<bool>* cancel, const KernelBuilt& on_built) {
     std::vector<CompileRequest> requests;
     requests.reserve(configs.size());
     for (const auto& c : configs) requests.push_back(kernel_compile_request(c, arch));
@@ -26,7 +26,20 @@ KernelBuildResult build_kernels(const std::vector<KernelConfig>& configs, const 
     const Toolchain toolchain = native_toolchain();
     BuildOptions options;
     options.workers = workers;
+    // Paths found while the pool runs (for on_built) are not hashed again afterwards.
+    std::vector<std::filesystem::path> paths(configs.size());
+    auto path_of = [&](std::size_t i) {
+        return cache.entry_path(KernelCache::key(requests[i], toolchain.identity), ".bin");
+    };
     options.on_progress = on_progress;
+    if (on_built)
+        options.on_progress = [&](const BuildProgress& p) {
+            if (p.status != BuildStatus::failed) {
+                paths[p.index] = path_of(p.index);
+                on_built(p.index, paths[p.index]);
+            }
+            if (on_progress) on_progress(p);
+        };
     options.cancel = cancel;
     std::vector<CompileResult> results;
     KernelBuildResult out;
@@ -42,9 +55,7 @@ KernelBuildResult build_kernels(const std::vector<KernelConfig>& configs, const 
         k.compile_seconds = r.seconds;
         k.from_cache = r.from_cache;
         k.log_head = r.ok ? std::string() : log_head(r.log);
-        if (r.ok)
-            k.code_object =
-                cache.entry_path(KernelCache::key(requests[i], toolchain.identity), ".bin");
+        if (r.ok) k.code_object = paths[i].empty() ? path_of(i) : paths[i];
     }
     return out;
 }

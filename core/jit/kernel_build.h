@@ -31,9 +31,16 @@ struct KernelBuildResult {
 
 CompileRequest kernel_compile_request(const KernelConfig& config, const std::string& arch);
 
+// Called once per kernel that built (compiled or from the cache) with its code object's cache
+// file, as soon as it is there (before on_progress for it; never concurrently): a sweep can hand
+// it to a worker while the rest still compiles.
+using KernelBuilt =
+    std::function<void(std::size_t index, const std::filesystem::path& code_object)>;
+
 KernelBuildResult build_kernels(const std::vector<KernelConfig>& configs, const std::string& arch,
                                 const KernelCache& cache, int workers,
                                 const std::function<void(const BuildProgress&)>& on_progress = {},
-                                std::atomic<bool>* cancel = nullptr);
+                                std::atomic<bool>* cancel = nullptr,
+                                const KernelBuilt& on_built = {});
 
 } // namespace gconv::jit

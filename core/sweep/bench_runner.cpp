@@ -1,6 +1,7 @@
 #include "sweep/bench_runner.h"
 
 #include "csv/content_key.h"
+#include "sweep/early_workers.h"
 #include "sweep/worker_slot.h"
 #include "util/error.h"
 
@@ -37,16 +38,20 @@ public:
         std::vector<BenchSlot> slots = options_.gpus;
         if (slots.empty()) slots.emplace_back();
 
+        if (options_.early) {
+            const std::vector<std::string> early = options_.early->take_warnings();
+            summary_.warnings.insert(summary_.warnings.end(), early.begin(), early.end());
+        }
         queue_batches(runnable_cells());
         std::vector<SlotStats> stats(slots.size());
         if (slots.size() == 1) {
-            stats[0] = serve_slot(slots[0]);
+            stats[0] = serve_slot(slots[0], 0);
         } else {
             std::vector<std::thread> threads;
             for (size_t i = 0; i < slots.size(); ++i)
                 threads.emplace_back([&, i] {
                     try {
-                        stats[i] = serve_slot(slots[i]);
+                        stats[i] = serve_slot(slots[i], i);
                     } catch (...) {
                         const std::lock_guard lock(mutex_);
                         if (!failure_) failure_ = std::current_exception();
@@ -71,7 +76,10 @@ public:
         if (summary_.batches)
             summary_.overhead_per_batch_ms = 1e3 * (summary_.batch_span_s - summary_.cell_span_s) /
                                              static_cast<double>(summary_.batches);
-        if (slot_seconds > 0) summary_.gpu_busy_share = summary_.timed_gpu_s / slot_seconds;
+        if (slot_seconds > 0) {
+            summary_.gpu_busy_share = summary_.timed_gpu_s / slot_seconds;
+            summary_.gpu_work_share = summary_.gpu_span_s / slot_seconds;
+        }
         return summary_;
     }
 
@@ -159,8 +167,10 @@ private:
         return batches_[next_batch_++];
     }
 
-    SlotStats serve_slot(const BenchSlot& spec) {
+    SlotStats serve_slot(const BenchSlot& spec, size_t index) {
         WorkerSlot slot(plan_, options_, spec, *this);
+        if (options_.early && options_.batches_per_worker != 1)
+            if (auto started = options_.early->take(index)) slot.adopt(std::move(*started));
         while (auto batch = next_batch()) slot.run_batch(*batch);
         slot.retire_worker();
         return slot.stats();
@@ -172,6 +182,8 @@ private:
         summary_.cells_measured += s.summary.cells_measured;
         summary_.batch_span_s += s.summary.busy_s;
         summary_.timed_gpu_s += s.timed_gpu_s;
+        summary_.gpu_span_s += s.gpu_span_s;
+        summary_.kernels_preloaded += s.kernels_preloaded;
         summary_.cell_span_s += s.cell_span_s;
         summary_.worker_life_s += s.worker_life_s;
         summary_.warnings.insert(summary_.warnings.end(), s.warnings.begin(), s.warnings.end());

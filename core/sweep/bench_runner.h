@@ -22,6 +22,8 @@
 
 namespace gconv {
 
+class EarlyWorkers;
+
 struct BenchKernel {
     std::string name;        // the CSV's `kernel` and the content key's identity
     std::string code_object; // path of the compiled code object
@@ -119,6 +121,10 @@ struct BenchOptions {
     // worker in flight is killed, its cell gets no row (a resume re-runs it), no new worker
     // starts, and run_benchmarks returns with BenchSummary::stopped set.
     const std::atomic<bool>* stop = nullptr;
+    // Serving workers started ahead of the phase (sweep/early_workers.h), one per slot: each
+    // slot's first worker is the one started for it, when it is still alive. Ignored with
+    // batches_per_worker 1.
+    EarlyWorkers* early = nullptr;
 };
 
 // What one slot (GPU) did.
@@ -141,10 +147,14 @@ struct BenchSummary {
     std::vector<std::string> warnings; // e.g. invalid worker lines outside any cell
     bool stopped = false;              // BenchOptions::stop ended the phase early
 
-    double wall_s = 0;        // the whole benchmark phase
-    double timed_gpu_s = 0;   // sum of latency_ms x repeat reported by workers
-    double cell_span_s = 0;   // sum of "begin" to "result" times
-    double worker_life_s = 0; // sum of worker spawn to reap times
+    double wall_s = 0;      // the whole benchmark phase
+    double timed_gpu_s = 0; // sum of latency_ms x repeat reported by workers
+    // Sum of the cells' GPU spans (gpu_span_ms: verification, warm-ups and timed launches, as
+    // the GPU's events saw them); 0 from workers that do not report it.
+    double gpu_span_s = 0;
+    size_t kernels_preloaded = 0; // code objects the workers loaded ahead of their cells
+    double cell_span_s = 0;       // sum of "begin" to "result" times
+    double worker_life_s = 0;     // sum of worker spawn to reap times
     // Sum of each batch's time from its request (or its worker's start) to its last event.
     double batch_span_s = 0;
     size_t cells_measured = 0; // results received from workers
@@ -155,7 +165,12 @@ struct BenchSummary {
     double overhead_per_batch_ms = 0;
     // Within cells: span minus timed GPU (warm-up, verification, allocation, event sync).
     double in_cell_overhead_ms = 0;
-    double gpu_busy_share = 0;          // timed GPU / (wall x slots)
+    // The timed share: timed GPU / (wall x slots). With `warmup` untimed launches per cell it
+    // cannot pass repeat / (warmup + repeat).
+    double gpu_busy_share = 0;
+    // The GPU-work share: GPU spans / (wall x slots): the share of the GPUs' time spent on the
+    // cells' own kernel work (verification, warm-ups, timed launches).
+    double gpu_work_share = 0;
     std::vector<BenchSlotSummary> gpus; // in the order of BenchOptions::gpus
 };
 

@@ -70,16 +70,52 @@ void put_number(json& object, const char* key, double value) {
     if (!std::isnan(value)) object[key] = value;
 }
 
+// The "kernels" array of a request or a preload; ids must not repeat.
+std::vector<WorkerKernel> kernels_from_json(const json& kernels, const std::string& root) {
+    std::vector<WorkerKernel> out;
+    std::set<int64_t> ids;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        const std::string path = root + "[" + std::to_string(i) + "]";
+        require_object(kernels[i], path);
+        reject_unknown(kernels[i], {"id", "name", "code_object", "entry", "config"}, path);
+        WorkerKernel k;
+        k.id = get_integer(kernels[i], "id", path);
+        k.name = get_string(kernels[i], "name", path);
+        k.code_object = get_string(kernels[i], "code_object", path);
+        k.entry = get_string(kernels[i], "entry", path);
+        k.config = require(kernels[i], "config", path);
+        require_object(k.config, path + ".config");
+        if (!ids.insert(k.id).second)
+            throw Error(path + ".id: kernel id " + std::to_string(k.id) + " is repeated");
+        out.push_back(std::move(k));
+    }
+    return out;
+}
+
+json kernels_to_json(const std::vector<WorkerKernel>& kernels) {
+    json out = json::array();
+    for (const auto& k : kernels)
+        out.push_back({{"id", k.id},
+                       {"name", k.name},
+                       {"code_object", k.code_object},
+                       {"entry", k.entry},
+                       {"config", k.config}});
+    return out;
+}
+
+int checked_protocol(const json& document, const std::string& root) {
+    const int protocol = static_cast<int>(get_integer(document, "protocol", root));
+    if (protocol != k_worker_protocol_version)
+        throw Error(root + ".protocol: version " + std::to_string(protocol) +
+                    " is not supported (this build speaks " +
+                    std::to_string(k_worker_protocol_version) + ")");
+    return protocol;
+}
+
 } // namespace
 
 json to_json(const WorkerRequest& request) {
-    json kernels = json::array();
-    for (const auto& k : request.kernels)
-        kernels.push_back({{"id", k.id},
-                           {"name", k.name},
-                           {"code_object", k.code_object},
-                           {"entry", k.entry},
-                           {"config", k.config}});
+    const json kernels = kernels_to_json(request.kernels);
     json problems = json::array();
     for (const auto& p : request.problems)
         problems.push_back({{"id", p.id}, {"problem", p.problem}});
@@ -102,11 +138,7 @@ WorkerRequest worker_request_from_json(const json& document) {
                     "kernels", "problems", "cells", "baseline"},
                    root);
     WorkerRequest request;
-    request.protocol = static_cast<int>(get_integer(document, "protocol", root));
-    if (request.protocol != k_worker_protocol_version)
-        throw Error(root + ".protocol: version " + std::to_string(request.protocol) +
-                    " is not supported (this build speaks " +
-                    std::to_string(k_worker_protocol_version) + ")");
+    request.protocol = checked_protocol(document, root);
     request.variant = get_string(document, "variant", root);
     request.dtype = get_string(document, "dtype", root);
     request.warmup = static_cast<int>(get_integer(document, "warmup", root));
@@ -126,22 +158,8 @@ WorkerRequest worker_request_from_json(const json& document) {
     }
 
     std::set<int64_t> kernel_ids, problem_ids, cell_ids;
-    const json& kernels = get_array(document, "kernels", root);
-    for (size_t i = 0; i < kernels.size(); ++i) {
-        const std::string path = root + ".kernels[" + std::to_string(i) + "]";
-        require_object(kernels[i], path);
-        reject_unknown(kernels[i], {"id", "name", "code_object", "entry", "config"}, path);
-        WorkerKernel k;
-        k.id = get_integer(kernels[i], "id", path);
-        k.name = get_string(kernels[i], "name", path);
-        k.code_object = get_string(kernels[i], "code_object", path);
-        k.entry = get_string(kernels[i], "entry", path);
-        k.config = require(kernels[i], "config", path);
-        require_object(k.config, path + ".config");
-        if (!kernel_ids.insert(k.id).second)
-            throw Error(path + ".id: kernel id " + std::to_string(k.id) + " is repeated");
-        request.kernels.push_back(std::move(k));
-    }
+    request.kernels = kernels_from_json(get_array(document, "kernels", root), root + ".kernels");
+    for (const WorkerKernel& k : request.kernels) kernel_ids.insert(k.id);
     const json& problems = get_array(document, "problems", root);
     for (size_t i = 0; i < problems.size(); ++i) {
         const std::string path = root + ".problems[" + std::to_string(i) + "]";
@@ -173,6 +191,24 @@ WorkerRequest worker_request_from_json(const json& document) {
         request.cells.push_back(c);
     }
     return request;
+}
+
+json to_json(const WorkerPreload& preload) {
+    return {{"protocol", preload.protocol}, {"preload", kernels_to_json(preload.kernels)}};
+}
+
+bool is_preload_request(const json& document) {
+    return document.is_object() && document.contains("preload");
+}
+
+WorkerPreload worker_preload_from_json(const json& document) {
+    const std::string root = "preload";
+    require_object(document, root);
+    reject_unknown(document, {"protocol", "preload"}, root);
+    WorkerPreload preload;
+    preload.protocol = checked_protocol(document, root);
+    preload.kernels = kernels_from_json(get_array(document, "preload", root), root + ".preload");
+    return preload;
 }
 
 WorkerRequest parse_worker_request(std::string_view text) {
@@ -207,6 +243,10 @@ std::string format_worker_event(const WorkerEvent& event) {
     case WorkerEvent::Kind::End:
         line = {{"event", "end"}};
         break;
+    case WorkerEvent::Kind::Loaded:
+        line = {{"event", "loaded"}, {"kernel", event.kernel}};
+        if (!event.load_error.empty()) line["error"] = event.load_error;
+        break;
     case WorkerEvent::Kind::Result: {
         const WorkerCellResult& r = event.result;
         line = {{"event", "result"}, {"cell", event.cell}, {"status", to_string(r.status)}};
@@ -218,6 +258,7 @@ std::string format_worker_event(const WorkerEvent& event) {
         if (r.non_zero) line["non_zero"] = *r.non_zero;
         put_number(line, "max_rel_err", r.max_rel_err);
         put_number(line, "baseline_ms", r.baseline_ms);
+        put_number(line, "gpu_span_ms", r.gpu_span_ms);
         if (r.verified) line["verified"] = *r.verified;
         if (!r.error.empty()) line["error"] = r.error;
         break;
@@ -245,11 +286,24 @@ WorkerEvent parse_event(const json& line) {
         event.cell = get_integer(line, "cell", root);
         return event;
     }
+    if (kind == "loaded") {
+        reject_unknown(line, {"event", "kernel", "error"}, root);
+        event.kind = WorkerEvent::Kind::Loaded;
+        event.kernel = get_integer(line, "kernel", root);
+        if (line.contains("error")) {
+            event.load_error = get_string(line, "error", root);
+            if (event.load_error.empty())
+                throw Error(root + ".error: an empty load error (leave the key out instead)");
+        }
+        return event;
+    }
     if (kind != "result")
-        throw Error(root + ".event: unknown event \"" + kind + "\" (allowed: begin, result, end)");
+        throw Error(root + ".event: unknown event \"" + kind +
+                    "\" (allowed: begin, result, end, loaded)");
     reject_unknown(line,
                    {"event", "cell", "status", "latency_ms", "latency_median_ms", "tflops", "gbps",
-                    "cv", "non_zero", "max_rel_err", "verified", "error", "baseline_ms"},
+                    "cv", "non_zero", "max_rel_err", "verified", "error", "baseline_ms",
+                    "gpu_span_ms"},
                    root);
     event.kind = WorkerEvent::Kind::Result;
     event.cell = get_integer(line, "cell", root);
@@ -283,6 +337,9 @@ WorkerEvent parse_event(const json& line) {
     number("cv", r.cv);
     number("max_rel_err", r.max_rel_err);
     number("baseline_ms", r.baseline_ms);
+    number("gpu_span_ms", r.gpu_span_ms);
+    if (has_value(r.gpu_span_ms) && r.gpu_span_ms < 0)
+        throw Error(root + ".gpu_span_ms: must not be negative");
     flag("non_zero", r.non_zero);
     flag("verified", r.verified);
     if (auto found = line.find("error"); found != line.end() && !found->is_null()) {

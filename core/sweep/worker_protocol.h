@@ -63,6 +63,21 @@ nlohmann::json to_json(const WorkerRequest& request);
 WorkerRequest worker_request_from_json(const nlohmann::json& document);
 WorkerRequest parse_worker_request(std::string_view text);
 
+// A serving worker's other request: load these kernels' code objects now, ahead of the cells
+// that need them (gconv-bench sends it while its build phase still compiles, so the loads do
+// not keep the GPU idle later). Answered by one "loaded" event per kernel, in the order given,
+// then "end". A kernel that fails to load is reported in its "loaded" event and again, as the
+// result of each of its cells.
+struct WorkerPreload {
+    int protocol = k_worker_protocol_version;
+    std::vector<WorkerKernel> kernels;
+};
+nlohmann::json to_json(const WorkerPreload& preload);
+// True for a document with a "preload" key (the rest is checked by worker_preload_from_json).
+bool is_preload_request(const nlohmann::json& document);
+// Strict as worker_request_from_json; paths start with "preload".
+WorkerPreload worker_preload_from_json(const nlohmann::json& document);
+
 // What a worker may report for a cell. crash, timeout and compile_error are the orchestrator's.
 bool worker_may_report(CellStatus status);
 
@@ -78,14 +93,20 @@ struct WorkerCellResult {
     std::optional<bool> verified;
     // Mean latency of the baseline provider on the cell's problem (same data, same timing).
     double baseline_ms = k_no_value;
+    // The GPU's span of the cell's own work, from an event before its first launch (the
+    // poisoning, verified launch and check, warm-ups, timed launches) to the last timed
+    // launch's event; absent from workers that predate it.
+    double gpu_span_ms = k_no_value;
     std::string error;
 };
 
 struct WorkerEvent {
-    enum class Kind { Begin, Result, End };
+    enum class Kind { Begin, Result, End, Loaded };
     Kind kind = Kind::End;
     int64_t cell = 0;        // Begin and Result
     WorkerCellResult result; // Result
+    int64_t kernel = 0;      // Loaded: the kernel's id in the preload request
+    std::string load_error;  // Loaded: empty when the code object loaded
 };
 
 // One line, no line break. Absent numbers (NaN) and flags are left out.

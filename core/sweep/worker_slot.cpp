@@ -3,6 +3,7 @@
 #include "util/error.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace gconv {
 namespace {
@@ -101,16 +102,11 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
         const std::vector<size_t> rest(batch.begin() + next, batch.end());
         const auto batch_start = Clock::now();
         if (!worker_) {
-            ProcessOptions process;
-            process.argv = options_.worker_command;
-            if (serving()) process.argv.push_back("--serve");
-            process.environment = options_.worker_environment;
-            process.environment.insert(process.environment.end(), slot_.environment.begin(),
-                                       slot_.environment.end());
-            process.stderr_log = slot_.worker_log;
+            const ProcessOptions process = worker_process_options(options_, slot_, serving());
             worker_spawned_ = Clock::now();
+            preloads_ = {};
             try {
-                worker_.emplace(process);
+                worker_ = std::make_unique<ChildProcess>(process);
             } catch (const Error& e) {
                 for (size_t i : rest) failure(i, CellStatus::Error, e.what());
                 return;
@@ -118,7 +114,7 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
             ++stats_.summary.workers_started;
             worker_batches_ = 0;
         }
-        ChildProcess* child = &*worker_;
+        ChildProcess* child = worker_.get();
         const std::string request = to_json(make_request(rest)).dump() + "\n";
         if (serving())
             child->send(request);
@@ -131,6 +127,16 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
         std::string reason; // set when the worker ended with no cell to blame
         CellStatus reason_status = CellStatus::Error;
         bool give_up_rest = false;
+        // The worker died or misbehaved while loading code objects ahead of the batch: no cell
+        // ran, none is blamed, and the next worker takes the whole rest.
+        bool preload_lost = false;
+        auto lose_preload = [&](const std::string& what) {
+            stats_.warnings.push_back(
+                clip_text("the worker " + what + " while loading " + preloads_.loading() +
+                          " ahead of its cells; a new worker takes the batch; stderr tail: " +
+                          child->stderr_tail(800)));
+            preload_lost = true;
+        };
         std::string line;
         auto blame = [&](CellStatus status, std::string text) {
             failure(batch[*in_flight], status, std::move(text));
@@ -162,6 +168,8 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
                 if (in_flight) {
                     stats_.cell_span_s += seconds_between(began, Clock::now());
                     blame(CellStatus::Timeout, with_tail(what, *child));
+                } else if (!preloads_.empty()) {
+                    lose_preload("said nothing for the --kernel-timeout and was killed");
                 } else {
                     reason = what + " before it announced the cell";
                     reason_status = CellStatus::Timeout;
@@ -183,6 +191,8 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
                                             clip_text(partial, 200) + "\"",
                                         *child));
                     }
+                } else if (!preloads_.empty()) {
+                    lose_preload("died (" + exit.describe() + ")");
                 } else if (exit.code == k_worker_exit_bad_request && !exit.signal) {
                     reason = with_tail("the worker rejected the request (exit code 2)", *child);
                     give_up_rest = true;
@@ -206,7 +216,22 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
                 continue;
             }
             const WorkerEvent& event = *parsed.event;
+            if (!preloads_.empty()) {
+                // The worker answers its preloads before it reads the batch's request.
+                if (const auto wrong = preloads_.take(event)) {
+                    kill_worker();
+                    lose_preload("was ended (" + *wrong + ")");
+                    break;
+                }
+                keep_preload_results();
+                continue;
+            }
             switch (event.kind) {
+            case WorkerEvent::Kind::Loaded:
+                violation("protocol violation: \"loaded\" for kernel " +
+                          std::to_string(event.kernel) + " with no preload sent");
+                done = true;
+                break;
             case WorkerEvent::Kind::Begin:
                 if (in_flight || next >= batch.size() ||
                     event.cell != static_cast<int64_t>(batch[next])) {
@@ -232,6 +257,8 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
                 ++stats_.summary.cells_measured;
                 if (has_value(event.result.latency_ms))
                     stats_.timed_gpu_s += event.result.latency_ms * plan_.repeat / 1e3;
+                if (has_value(event.result.gpu_span_ms))
+                    stats_.gpu_span_s += event.result.gpu_span_ms / 1e3;
                 host_.emit_result(batch[*in_flight], event.result, slot_);
                 ++stats_.summary.rows_written;
                 next = *in_flight + 1;
@@ -254,7 +281,7 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
         stats_.summary.busy_s += seconds_between(batch_start, Clock::now());
         if (!keep_worker) {
             if (child->running()) kill_worker();
-            if (!host_.stop_now() && next == next_at_start && reason.empty())
+            if (!host_.stop_now() && next == next_at_start && reason.empty() && !preload_lost)
                 reason = "the worker (" + child->terminate(options_.terminate_grace).describe() +
                          ") ended without reporting any cell";
             retire_worker();
@@ -274,11 +301,30 @@ void WorkerSlot::run_batch(const std::vector<size_t>& batch) {
     }
 }
 
+void WorkerSlot::adopt(StartedWorker worker) {
+    retire_worker();
+    worker_ = std::move(worker.process);
+    worker_spawned_ = worker.spawned;
+    preloads_ = std::move(worker.preloads);
+    keep_preload_results();
+    ++stats_.summary.workers_started;
+    worker_batches_ = 0;
+}
+
+void WorkerSlot::keep_preload_results() {
+    stats_.kernels_preloaded += std::exchange(preloads_.loaded, 0);
+    for (std::string& e : preloads_.load_errors)
+        stats_.warnings.push_back(clip_text(
+            "a code object did not load ahead of its cells (each of its cells says so): " + e));
+    preloads_.load_errors.clear();
+}
+
 void WorkerSlot::retire_worker() {
     if (!worker_) return;
     if (worker_->running()) worker_->wait(Clock::now() + options_.terminate_grace);
     stats_.worker_life_s += seconds_between(worker_spawned_, Clock::now());
     worker_.reset();
+    preloads_ = {};
 }
 
 } // namespace gconv

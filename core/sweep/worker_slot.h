@@ -3,10 +3,12 @@
 // processes on that GPU, one worker at a time, and turns whatever a worker does into exactly
 // one row per cell through its host. The rules are those of docs/worker-protocol.md.
 #include "sweep/bench_runner.h"
+#include "sweep/early_workers.h"
 #include "sweep/process.h"
 #include "sweep/worker_protocol.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +35,8 @@ public:
 struct SlotStats {
     BenchSlotSummary summary;
     double timed_gpu_s = 0;
+    double gpu_span_s = 0; // the workers' gpu_span_ms, summed
+    size_t kernels_preloaded = 0;
     double cell_span_s = 0;
     double worker_life_s = 0;
     std::vector<std::string> warnings;
@@ -50,6 +54,10 @@ public:
     void run_batch(const std::vector<size_t>& batch);
     // Ends the live worker, if any (closing its stdin lets a serving worker exit by itself).
     void retire_worker();
+    // Takes a serving worker started ahead (early_workers.h) as the slot's live worker; the
+    // answers to its preloads are read before its first batch's. A worker that dies while
+    // preloading is blamed on no cell: a warning, and a new worker takes the batch.
+    void adopt(StartedWorker worker);
 
     const SlotStats& stats() const { return stats_; }
 
@@ -61,6 +69,8 @@ private:
                                                Clock::time_point deadline);
     WorkerRequest make_request(const std::vector<size_t>& cells) const;
     void failure(size_t cell, CellStatus status, std::string error);
+    // Counts the preloaded kernels answered so far and turns load errors into warnings.
+    void keep_preload_results();
 
     const BenchPlan& plan_;
     const BenchOptions& options_;
@@ -68,7 +78,8 @@ private:
     SlotHost& host_;
     Clock::duration timeout_{};
     SlotStats stats_;
-    std::optional<ChildProcess> worker_;
+    std::unique_ptr<ChildProcess> worker_;
+    OutstandingPreloads preloads_; // of the live worker
     Clock::time_point worker_spawned_{};
     size_t worker_batches_ = 0; // batches the live worker has finished
 };

@@ -121,6 +121,42 @@ public:
             options_.cache_root.empty() ? jit::KernelCache::default_root() : options_.cache_root);
         stream_ = std::make_unique<gpu::Stream>();
         tally_ = DeviceBuffer(4 * sizeof(uint32_t));
+        GCONV_HIP_CHECK(hipEventCreate(&span_start_));
+    }
+    ~State() {
+        if (span_start_) (void)hipEventDestroy(span_start_);
+    }
+
+    int preload(const WorkerPreload& preload, const EventSink& sink) {
+        const auto t0 = Clock::now();
+        int code = k_worker_exit_ok;
+        for (const WorkerKernel& k : preload.kernels) {
+            WorkerEvent loaded;
+            loaded.kind = WorkerEvent::Kind::Loaded;
+            loaded.kernel = k.id;
+            const std::string key = kernel_key(k);
+            if (!loaded_.count(key) && !load_failures_.count(key)) {
+                try {
+                    load_kernel(k, "preload.kernels[id=" + std::to_string(k.id) + "]", true);
+                    ++split_.preloaded;
+                } catch (const GpuError& e) {
+                    load_failures_[key] = e.what();
+                    if (e.sticky())
+                        code = k_worker_exit_sticky;
+                    else
+                        (void)hipGetLastError();
+                } catch (const std::exception& e) {
+                    load_failures_[key] = e.what();
+                }
+            }
+            if (auto failed = load_failures_.find(key); failed != load_failures_.end())
+                loaded.load_error = failed->second;
+            sink.write(loaded);
+            sink.flush();
+            if (code != k_worker_exit_ok) break;
+        }
+        split_.preload_s += seconds(t0, Clock::now());
+        return code;
     }
 
     int run(const WorkerRequest& request, const EventSink& sink) {
@@ -157,14 +193,15 @@ public:
 
     std::string host_time_split() const {
         const HostTimeSplit& t = split_;
-        char line[640];
+        char line[720];
         std::snprintf(line, sizeof line,
                       "cells=%zu requests=%zu prepare_ms=%.3f code_objects_loaded=%zu "
                       "load_ms=%.3f setup_ms=%.3f queue_ms=%.3f wait_ms=%.3f report_ms=%.3f "
-                      "gap_ms=%.3f between_requests_ms=%.3f",
-                      t.cells, t.requests, 1e3 * t.prepare_s, t.loaded, 1e3 * t.load_s,
-                      1e3 * t.setup_s, 1e3 * t.queue_s, 1e3 * t.wait_s, 1e3 * t.report_s,
-                      1e3 * t.gap_s, 1e3 * t.between_requests_s);
+                      "gap_ms=%.3f between_requests_ms=%.3f preloaded=%zu preload_ms=%.3f",
+                      t.cells, t.requests, 1e3 * t.prepare_s, t.loaded - t.preloaded,
+                      1e3 * (t.load_s - t.preload_load_s), 1e3 * t.setup_s, 1e3 * t.queue_s,
+                      1e3 * t.wait_s, 1e3 * t.report_s, 1e3 * t.gap_s, 1e3 * t.between_requests_s,
+                      t.preloaded, 1e3 * t.preload_s);
         return line;
     }
 
@@ -177,8 +214,11 @@ private:
     // Where the host's time went, summed over every cell this worker ran (host_time_split()).
     struct HostTimeSplit {
         std::size_t cells = 0, requests = 0, loaded = 0;
+        std::size_t preloaded = 0;     // of `loaded`, by preload requests
         double prepare_s = 0;          // prepare(): code object loads included
-        double load_s = 0;             // of it, reading and loading code objects
+        double load_s = 0;             // reading and loading code objects (preloads included)
+        double preload_load_s = 0;     // of it, in preload requests
+        double preload_s = 0;          // preload requests, answers included
         double setup_s = 0;            // a problem's tensors and reference (first cell on it)
         double queue_s = 0;            // start() besides the set-up: queueing the launches
         double wait_s = 0;             // blocked on the GPU in finish()
@@ -438,20 +478,33 @@ private:
         return parsed_.emplace(id, std::move(p)).first->second;
     }
 
-    // Modules stay loaded for the worker's life: later batches reuse them.
+    static std::string kernel_key(const WorkerKernel& k) {
+        return k.code_object + "\n" + k.entry + "\n" + k.name;
+    }
+
+    // Modules stay loaded for the worker's life: later batches reuse them. A kernel whose
+    // preload failed gets the same error here, for each of its cells.
     LoadedKernel& kernel(int64_t id) {
         const WorkerKernel& k = *kernels_json_.at(id);
-        const std::string key = k.code_object + "\n" + k.entry + "\n" + k.name;
+        const std::string key = kernel_key(k);
         if (auto it = loaded_.find(key); it != loaded_.end()) return *it->second;
-        KernelConfig config =
-            config_from_json(k.config, "request.kernels[id=" + std::to_string(id) + "].config");
+        if (auto failed = load_failures_.find(key); failed != load_failures_.end())
+            throw Error(failed->second + " (when the worker preloaded it)");
+        return load_kernel(k, "request.kernels[id=" + std::to_string(id) + "]", false);
+    }
+
+    // `path` names the kernel in messages; `preloading`: the time counts as preload time.
+    LoadedKernel& load_kernel(const WorkerKernel& k, const std::string& path, bool preloading) {
+        KernelConfig config = config_from_json(k.config, path + ".config");
         const auto t0 = Clock::now();
         gpu::Module module(read_code_object(k.code_object));
         gpu::Kernel fn = module.function(k.entry);
-        split_.load_s += seconds(t0, Clock::now());
+        const double took = seconds(t0, Clock::now());
+        split_.load_s += took;
+        if (preloading) split_.preload_load_s += took;
         ++split_.loaded;
         auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, std::move(module), fn});
-        return *loaded_.emplace(key, std::move(loaded)).first->second;
+        return *loaded_.emplace(kernel_key(k), std::move(loaded)).first->second;
     }
 
     // cuDNN on this problem's tensors, timed like a cell and verified against the same
@@ -584,6 +637,8 @@ private:
         const LaunchTensors tensors{data.buffer(Tensor::In).data(), data.buffer(Tensor::Wei).data(),
                                     data.buffer(Tensor::Out).data()};
         auto run_once = [&] { launch.run(tensors, space, stream_->get()); };
+        // The cell's GPU span starts here and ends with the last timed launch's event.
+        GCONV_HIP_CHECK(hipEventRecord(span_start_, stream_->get()));
         queue_verification(data, run_once);
         for (int i = 1; i < request_->warmup; ++i) run_once();
         const int repeat = std::max(request_->repeat, 1);
@@ -607,6 +662,8 @@ private:
         const auto t0 = Clock::now();
         const std::vector<float> launch_ms = timer_->collect();
         wait_s = seconds(t0, Clock::now());
+        float span_ms = 0;
+        GCONV_HIP_CHECK(hipEventElapsedTime(&span_ms, span_start_, timer_->last_event()));
         const TimingStats stats = summarize_timings(launch_ms);
         const Verification v = verification_result(data);
 
@@ -621,6 +678,7 @@ private:
         r.max_rel_err = v.max_rel_err;
         r.verified = v.passed;
         r.baseline_ms = data.baseline_ms;
+        r.gpu_span_ms = span_ms;
         if (!v.passed) {
             std::ostringstream why;
             why << "verification failed: max_rel_err " << v.max_rel_err << " (tolerance "
@@ -650,6 +708,8 @@ private:
     int timer_repeat_ = 0;
     std::map<std::string, std::unique_ptr<ReferenceKernels>> references_;
     std::map<std::string, std::unique_ptr<LoadedKernel>> loaded_;
+    std::map<std::string, std::string> load_failures_; // preloads that failed, by kernel_key()
+    hipEvent_t span_start_ = nullptr;                  // recorded before each cell's first launch
     std::unique_ptr<ProblemData> current_;
     std::string current_key_;
     std::map<std::string, std::string> oom_;
@@ -674,6 +734,10 @@ Session::~Session() = default;
 
 int Session::run(const WorkerRequest& request, const EventSink& sink) {
     return state_->run(request, sink);
+}
+
+int Session::preload(const WorkerPreload& preload, const EventSink& sink) {
+    return state_->preload(preload, sink);
 }
 
 std::string Session::host_time_split() const {

@@ -40,6 +40,13 @@ public:
     // that leaves the context unusable (the cell in flight has been reported).
     int run(const WorkerRequest& request, const EventSink& sink);
 
+    // Loads the kernels' code objects ahead of their cells (docs/worker-protocol.md,
+    // "Preloading"): one "loaded" event per kernel, flushed as it is done. A kernel that fails to
+    // load keeps its error, which becomes the result of each of its cells. Returns
+    // k_worker_exit_ok, or k_worker_exit_sticky after a GPU error that leaves the context
+    // unusable (reported in that kernel's event).
+    int preload(const WorkerPreload& preload, const EventSink& sink);
+
     // Where the worker's host time went over every batch so far, one line of key=value pairs
     // (docs/worker-protocol.md, "Host time split"), for the worker log.
     std::string host_time_split() const;

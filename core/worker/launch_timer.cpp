@@ -59,4 +59,8 @@ std::vector<float> LaunchTimer::collect() {
     return ms;
 }
 
+hipEvent_t LaunchTimer::last_event() const {
+    return interleaved_ ? events_.back() : events_[events_.size() / 2];
+}
+
 } // namespace gconv::worker

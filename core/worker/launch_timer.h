@@ -28,6 +28,8 @@ public:
     void queue(hipStream_t stream, const std::function<void()>& launch,
                const std::function<void()>& between = {});
     std::vector<float> collect();
+    // The event after the last launch of the last queue(): where that run ends on the stream.
+    hipEvent_t last_event() const;
 
 private:
     std::vector<hipEvent_t> events_;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One device call: the orchestration cost of gconv-bench on the H200. Sweeps the bf16 forward
 # pool over cheap shapes (the forward 2D validation set) and over the cuDNN baseline shapes,
-# with batches of 20 cells, then prints the share of the benchmark phase the GPU spends in timed
-# kernel work and the overhead per cell and per batch (from each run's .meta.json).
+# with batches of 20 cells, then prints two shares of the benchmark phase's wall time: "timed"
+# (the timed launches alone, capped at repeat / (warmup + repeat)) and "GPU work" (each cell's
+# GPU span: verification, warm-ups and timed launches), and the overhead per cell and per batch
+# (from each run's .meta.json).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 build_tools "$out/build.log" gconv-bench gconv-worker
@@ -13,9 +15,12 @@ run() { # name, extra args...
   python3 - "$out/$name.csv.meta.json" "$name" "$t" <<'PY'
 import json, sys, time
 m = json.load(open(sys.argv[1])); b = m["benchmark"]
-print("%-22s cells %6d  batches %4d  wall %7.1f s  gpu-busy %5.1f%%  overhead/cell %6.2f ms  /batch %7.1f ms  in-cell %6.2f ms  (whole command %.1f s, build %.1f s)" % (
-    sys.argv[2], b["cells"], b["batches"], b["wall_s"], 100 * b["gpu_busy_share"], b["overhead_per_cell_ms"],
-    b["overhead_per_batch_ms"], b["in_cell_overhead_ms"], time.time() - float(sys.argv[3]), m["build"]["wall_s"]))
+work = b.get("gpu_work_share")
+print("%-22s cells %6d  batches %4d  wall %7.1f s  timed %5.1f%%  GPU work %s  overhead/cell %6.2f ms  /batch %7.1f ms  in-cell %6.2f ms  preloaded %s  (whole command %.1f s, build %.1f s)" % (
+    sys.argv[2], b["cells"], b["batches"], b["wall_s"], 100 * b["gpu_busy_share"],
+    "%5.1f%%" % (100 * work) if work is not None else "  n/a", b["overhead_per_cell_ms"],
+    b["overhead_per_batch_ms"], b["in_cell_overhead_ms"], b.get("kernels_preloaded", "n/a"),
+    time.time() - float(sys.argv[3]), m["build"]["wall_s"]))
 PY
   host_split "$out/$name.csv"
 }
@@ -42,9 +47,11 @@ if not cells:
 us = lambda key: 1e3 * total.get(key, 0.0) / cells
 print("%22s worker host us/cell (%d workers, %d cells): prepare %.1f (load %.1f, %d code objects)  "
       "set-up %.1f  queue %.1f  wait %.1f  report %.1f  gap %.1f  |  between requests %.2f ms/request"
+      "  |  preloaded %d in %.1f ms"
       % ("", workers, cells, us("prepare_ms"), us("load_ms"), total.get("code_objects_loaded", 0),
          us("setup_ms"), us("queue_ms"), us("wait_ms"), us("report_ms"), us("gap_ms"),
-         total.get("between_requests_ms", 0.0) / max(total.get("requests", 1.0) - workers, 1.0)))
+         total.get("between_requests_ms", 0.0) / max(total.get("requests", 1.0) - workers, 1.0),
+         total.get("preloaded", 0), total.get("preload_ms", 0.0)))
 PY
 }
 # Side by side in one call: one worker serving every batch (the default) against a fresh

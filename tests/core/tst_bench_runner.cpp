@@ -1,5 +1,6 @@
 #include "csv/csv_reader.h"
 #include "sweep/bench_runner.h"
+#include "sweep/early_workers.h"
 
 #include <QtTest>
 
@@ -61,6 +62,20 @@ BenchPlan make_plan(int kernels, int problems, const std::map<int, std::string>&
         for (int p = 0; p < problems; ++p)
             plan.cells.push_back({static_cast<size_t>(k), static_cast<size_t>(p)});
     return plan;
+}
+
+// The plan's kernels as a preload sends them (ids: plan indices).
+std::vector<WorkerKernel> preload_of(const BenchPlan& plan) {
+    std::vector<WorkerKernel> kernels;
+    for (size_t k = 0; k < plan.kernels.size(); ++k)
+        kernels.push_back({int64_t(k), plan.kernels[k].name, plan.kernels[k].code_object,
+                           plan.kernels[k].entry, nlohmann::json::object()});
+    return kernels;
+}
+
+bool any_contains(const std::vector<std::string>& texts, const std::string& needle) {
+    return std::any_of(texts.begin(), texts.end(),
+                       [&](const std::string& t) { return t.find(needle) != std::string::npos; });
 }
 
 std::string status_of(const std::vector<ResultRow>& rows, const std::string& kernel,
@@ -208,6 +223,115 @@ private slots:
         if (status == "crash" || status == "timeout" || tag == "@garbage" || tag == "@sticky")
             QCOMPARE(s.workers_started, size_t(1 + problems));
         if (tag == "@fail" || tag == "@oom") QCOMPARE(s.workers_started, size_t(1));
+    }
+
+    // The fake worker reports gpu_span_ms = latency x (warmup + repeat) + 0.01 per cell: the
+    // summary's span is their sum, and the GPU-work share is that over the wall time.
+    void gpuSpansAreSummed() {
+        BenchPlan plan = make_plan(4 + int(rng() % 4), 2, {}, rng);
+        plan.warmup = 1 + int(rng() % 4);
+        plan.repeat = 2 + int(rng() % 20);
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, options(), sink);
+        check_each_cell_once(plan, sink.rows);
+        double expected = 0, timed = 0;
+        for (const auto& r : sink.rows) {
+            expected += (r.latency_ms * (plan.warmup + plan.repeat) + 0.01) / 1e3;
+            timed += r.latency_ms * plan.repeat / 1e3;
+        }
+        QVERIFY2(std::abs(s.gpu_span_s - expected) <= 1e-9 * expected,
+                 (std::to_string(s.gpu_span_s) + " vs " + std::to_string(expected)).c_str());
+        QVERIFY(std::abs(s.timed_gpu_s - timed) <= 1e-9 * timed);
+        QVERIFY(s.wall_s > 0);
+        QCOMPARE(s.gpu_work_share, s.gpu_span_s / s.wall_s);
+        QCOMPARE(s.gpu_busy_share, s.timed_gpu_s / s.wall_s);
+        QVERIFY(s.gpu_work_share > s.gpu_busy_share);
+    }
+
+    // A worker without the field: its results still land, the span is simply not counted.
+    void workersWithoutSpansStillWork() {
+        BenchPlan plan = make_plan(3, 2, {}, rng);
+        BenchOptions o = options();
+        o.worker_environment = {"GCONV_FAKE_NO_SPAN=1"};
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, o, sink);
+        check_each_cell_once(plan, sink.rows);
+        for (const auto& r : sink.rows) QCOMPARE(r.status, CellStatus::Ok);
+        QCOMPARE(s.gpu_span_s, 0.0);
+        QCOMPARE(s.gpu_work_share, 0.0);
+        QVERIFY(s.gpu_busy_share > 0);
+    }
+
+    // Workers started ahead load every kernel before the first cell runs, and the slot takes
+    // the one started for it.
+    void preloadComesBeforeCells() {
+        BenchPlan plan = make_plan(5, 2, {}, rng);
+        BenchOptions o = options(5.0, 3);
+        const QString log = dir.filePath("preload_order.log");
+        QFile::remove(log);
+        o.worker_environment = {"GCONV_FAKE_LOG=" + log.toStdString(),
+                                "GCONV_FAKE_PRELOAD_LOG=" + log.toStdString()};
+        EarlyWorkers early(o);
+        QCOMPARE(early.count(), size_t{1});
+        early.preload(preload_of(plan));
+        o.early = &early;
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, o, sink);
+        check_each_cell_once(plan, sink.rows);
+        for (const auto& r : sink.rows) QCOMPARE(r.status, CellStatus::Ok);
+        QCOMPARE(s.workers_started, size_t{1});
+        QCOMPARE(s.kernels_preloaded, plan.kernels.size());
+        QVERIFY(s.warnings.empty());
+        QFile file(log);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(size_t(lines.size()), plan.kernels.size() + plan.cells.size());
+        for (size_t i = 0; i < size_t(lines.size()); ++i)
+            QCOMPARE(lines[int(i)].split(' ')[1] == "preload", i < plan.kernels.size());
+    }
+
+    // A worker that dies while preloading has no cell in flight: none is blamed, every cell is
+    // run by the next worker, and the death is in the warnings.
+    void aCrashWhilePreloadingBlamesNoCell() {
+        BenchPlan plan = make_plan(4, 2, {{1, "@preloadcrash"}}, rng);
+        BenchOptions o = options();
+        EarlyWorkers early(o);
+        early.preload(preload_of(plan));
+        o.early = &early;
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, o, sink);
+        check_each_cell_once(plan, sink.rows);
+        for (const auto& r : sink.rows) QCOMPARE(r.status, CellStatus::Ok);
+        QVERIFY2(any_contains(s.warnings, "while loading kernel fk1@preloadcrash"),
+                 s.warnings.empty() ? "no warning" : s.warnings.front().c_str());
+        QVERIFY(any_contains(s.warnings, "crash while preloading")); // its stderr tail
+        // The early worker, then one fresh one (the slot's, or the phase's own first).
+        QVERIFY(s.workers_started <= 2);
+        QVERIFY(s.kernels_preloaded <= 1); // fk0 at most, before the crash
+    }
+
+    // A kernel whose code object does not load: the preload says so and each of its cells
+    // gets that error; the other kernels run.
+    void aKernelThatDoesNotLoad() {
+        BenchPlan plan = make_plan(4, 2, {{2, "@loadfail"}}, rng);
+        BenchOptions o = options();
+        EarlyWorkers early(o);
+        early.preload(preload_of(plan));
+        o.early = &early;
+        VectorSink sink;
+        const BenchSummary s = run_benchmarks(plan, o, sink);
+        check_each_cell_once(plan, sink.rows);
+        for (const auto& r : sink.rows) {
+            if (r.kernel == plan.kernels[2].name) {
+                QCOMPARE(r.status, CellStatus::Error);
+                QVERIFY2(r.error.find("does not load") != std::string::npos, r.error.c_str());
+            } else {
+                QCOMPARE(r.status, CellStatus::Ok);
+            }
+        }
+        QCOMPARE(s.workers_started, size_t{1});
+        QCOMPARE(s.kernels_preloaded, plan.kernels.size() - 1);
+        QVERIFY(any_contains(s.warnings, "did not load ahead of its cells"));
     }
 
     void baselineLatencyGivesTheSpeedup() {

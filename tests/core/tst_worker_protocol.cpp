@@ -99,6 +99,7 @@ private slots:
         result.result.verified = false;
         result.result.non_zero = true;
         result.result.baseline_ms = u(rng);
+        result.result.gpu_span_ms = u(rng);
         result.result.error = "bad, \"very\" bad\nsecond line";
         const std::string text = format_worker_event(result);
         QVERIFY(text.find('\n') == std::string::npos);
@@ -110,6 +111,7 @@ private slots:
         QCOMPARE(back.event->result.tflops, result.result.tflops);
         QVERIFY(std::isnan(back.event->result.gbps));
         QCOMPARE(back.event->result.baseline_ms, result.result.baseline_ms);
+        QCOMPARE(back.event->result.gpu_span_ms, result.result.gpu_span_ms);
         QCOMPARE(back.event->result.verified, std::optional<bool>(false));
         QCOMPARE(back.event->result.error, result.result.error);
 
@@ -119,6 +121,60 @@ private slots:
                 begin.event->cell == 42);
         const WorkerLine end = parse_worker_line("{\"event\":\"end\"}");
         QVERIFY(end.event && end.event->kind == WorkerEvent::Kind::End);
+    }
+
+    // Workers that predate gpu_span_ms still parse: the span is unknown, not zero.
+    void resultWithoutSpanParses() {
+        const WorkerLine old = parse_worker_line(
+            "{\"event\":\"result\",\"cell\":3,\"status\":\"ok\",\"latency_ms\":0.5}");
+        QVERIFY2(old.event.has_value(), old.error.c_str());
+        QVERIFY(std::isnan(old.event->result.gpu_span_ms));
+        WorkerEvent unknown{WorkerEvent::Kind::Result, 3, {}};
+        unknown.result.latency_ms = 0.5;
+        QVERIFY(format_worker_event(unknown).find("gpu_span_ms") == std::string::npos);
+    }
+
+    void preloadRoundTrip() {
+        WorkerPreload in;
+        const WorkerRequest r = random_request();
+        in.kernels = r.kernels;
+        in.kernels.push_back(
+            {in.kernels[0].id + 1, "second", "/tmp/second.co", "entry", nlohmann::json::object()});
+        const nlohmann::json document = to_json(in);
+        QVERIFY(is_preload_request(document));
+        QVERIFY(!is_preload_request(to_json(r)));
+        const WorkerPreload out = worker_preload_from_json(document);
+        QCOMPARE(out.kernels.size(), in.kernels.size());
+        for (size_t i = 0; i < in.kernels.size(); ++i) {
+            QCOMPARE(out.kernels[i].id, in.kernels[i].id);
+            QCOMPARE(out.kernels[i].code_object, in.kernels[i].code_object);
+            QCOMPARE(out.kernels[i].entry, in.kernels[i].entry);
+            QCOMPARE(out.kernels[i].config, in.kernels[i].config);
+        }
+        // Strict as a request.
+        auto extra = document;
+        extra["cells"] = nlohmann::json::array();
+        try {
+            worker_preload_from_json(extra);
+            QFAIL("no error thrown");
+        } catch (const Error& e) {
+            QVERIFY2(QString(e.what()).contains("preload: unknown key \"cells\""), e.what());
+        }
+        auto repeated = document;
+        repeated["preload"][1]["id"] = in.kernels[0].id;
+        QVERIFY_THROWS_EXCEPTION(Error, worker_preload_from_json(repeated));
+
+        WorkerEvent loaded;
+        loaded.kind = WorkerEvent::Kind::Loaded;
+        loaded.kernel = some_id();
+        const WorkerLine ok = parse_worker_line(format_worker_event(loaded));
+        QVERIFY2(ok.event && ok.event->kind == WorkerEvent::Kind::Loaded, ok.error.c_str());
+        QCOMPARE(ok.event->kernel, loaded.kernel);
+        QVERIFY(ok.event->load_error.empty());
+        loaded.load_error = "hipErrorInvalidImage";
+        const WorkerLine failed = parse_worker_line(format_worker_event(loaded));
+        QVERIFY2(failed.event.has_value(), failed.error.c_str());
+        QCOMPARE(failed.event->load_error, loaded.load_error);
     }
 
     void garbageLinesAreErrors_data() {
@@ -141,6 +197,12 @@ private slots:
         QTest::newRow("latency string")
             << "{\"event\":\"result\",\"cell\":1,\"status\":\"ok\",\"latency_ms\":\"fast\"}"
             << "latency_ms: expected a number";
+        QTest::newRow("negative span")
+            << "{\"event\":\"result\",\"cell\":1,\"status\":\"ok\",\"latency_ms\":1,"
+               "\"gpu_span_ms\":-2}"
+            << "gpu_span_ms: must not be negative";
+        QTest::newRow("loaded without kernel") << "{\"event\":\"loaded\"}"
+                                               << "missing \"kernel\"";
         QTest::newRow("truncated") << "{\"event\":\"result\",\"cell\":1,\"sta"
                                    << "not a JSON line";
     }

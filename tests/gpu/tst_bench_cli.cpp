@@ -114,6 +114,16 @@ private slots:
         QVERIFY(doc["config"].toObject()["sha256"].toString().size() == 64);
         QVERIFY(doc["problem_sets"].toObject().contains("forward_2d_test_validation"));
         QVERIFY(QFile::exists(out + ".worker.log"));
+        // Both shares of the benchmark phase: the timed launches, and the cells' GPU spans (the
+        // fake worker's span is latency x (warmup + repeat) + 0.01 ms, so it is the larger).
+        const QJsonObject bench = doc["benchmark"].toObject();
+        QVERIFY(bench["gpu_busy_share"].toDouble() > 0);
+        QVERIFY(bench["gpu_work_share"].toDouble() > bench["gpu_busy_share"].toDouble());
+        QVERIFY(bench["gpu_span_s"].toDouble() > bench["timed_gpu_s"].toDouble());
+        // The serving worker started with the build phase and preloaded the kernels that have
+        // supported cells (at least one of the three does: some cells ran).
+        QVERIFY(bench["kernels_preloaded"].toInt() >= 1 && bench["kernels_preloaded"].toInt() <= 3);
+        QCOMPARE(bench["workers_started"].toInt(), 1);
     }
 
     void jsonl_progress_is_one_event_per_line() {

@@ -9,6 +9,14 @@
 //   @exit     exit 0 before "begin"               @exitmid  exit 1 after "begin"
 //   @sticky   an error result, then exit 3        @truncate half a result line, then exit 0
 //   @oom      report status oom
+//   @loadfail its code object "does not load": the preload answers an error, every cell of it
+//             gets status error
+//   @preloadcrash  abort() while preloading it (cells of it run normally)
+// Preload requests (--serve) are answered per kernel; GCONV_FAKE_PRELOAD_LOG gets
+// "<GCONV_FAKE_TAG> preload <kernel>" per kernel preloaded (the same file as GCONV_FAKE_LOG
+// shows the order of both).
+// Results carry gpu_span_ms = latency_ms x (warmup + repeat) + 0.01 unless GCONV_FAKE_NO_SPAN
+// is set (a worker that predates the field).
 // GCONV_FAKE_LOG: a file that gets "<GCONV_FAKE_TAG> <cell> <kernel>" per cell begun.
 // GCONV_FAKE_DELAY_MS: time each successful cell takes.
 //
@@ -200,6 +208,34 @@ bool crash_once_here(int64_t cell, const std::string& kernel) {
     return true;
 }
 
+std::string load_error(const WorkerKernel& kernel) {
+    return "fake: the code object of " + kernel.name + " does not load";
+}
+
+// Answers a preload: one "loaded" per kernel, then "end".
+void run_preload(const WorkerPreload& preload) {
+    const char* log_path = std::getenv("GCONV_FAKE_PRELOAD_LOG");
+    const char* run_tag = std::getenv("GCONV_FAKE_TAG");
+    for (const WorkerKernel& kernel : preload.kernels) {
+        const std::string tag = tag_of(kernel.name, -1, nullptr);
+        if (log_path) {
+            std::ofstream log(log_path, std::ios::app);
+            log << (run_tag ? run_tag : "-") << " preload " << kernel.name << '\n';
+        }
+        if (tag == "@preloadcrash") {
+            std::fprintf(stderr, "fake worker: crash while preloading %s\n", kernel.name.c_str());
+            std::fflush(stderr);
+            std::abort();
+        }
+        WorkerEvent loaded;
+        loaded.kind = WorkerEvent::Kind::Loaded;
+        loaded.kernel = kernel.id;
+        if (tag == "@loadfail") loaded.load_error = load_error(kernel);
+        say(loaded);
+    }
+    say({WorkerEvent::Kind::End, 0, {}});
+}
+
 // Runs one request; returns -1 to go on with the next one (serve mode) or an exit code.
 int run_request(const WorkerRequest& request) {
     nlohmann::json script;
@@ -257,6 +293,12 @@ int run_request(const WorkerRequest& request) {
 
         WorkerEvent result{WorkerEvent::Kind::Result, cell.cell, {}};
         WorkerCellResult& r = result.result;
+        if (tag == "@loadfail") {
+            r.status = CellStatus::Error;
+            r.error = load_error(kernel);
+            say(result);
+            continue;
+        }
         // GCONV_FAKE_NOISE=problem: the numbers depend on the kernel and the problem only, not
         // on the cell's id in the plan (so a sharded sweep measures what the whole one does).
         const uint64_t cell_seed =
@@ -274,6 +316,8 @@ int run_request(const WorkerRequest& request) {
         r.verified = true;
         // A stand-in for the cuDNN baseline: 1.5x the kernel's latency.
         if (request.baseline == "cudnn") r.baseline_ms = 1.5 * r.latency_ms;
+        if (!std::getenv("GCONV_FAKE_NO_SPAN"))
+            r.gpu_span_ms = r.latency_ms * (request.warmup + request.repeat) + 0.01;
         if (tag == "@fail") {
             r.status = CellStatus::Fail;
             r.verified = false;
@@ -307,7 +351,7 @@ WorkerRequest parse_or_exit(const std::string& text) {
 } // namespace
 
 // --serve: one request per line, as gconv-worker --serve; GCONV_FAKE_SERVE_LOG gets a line per
-// request served, so tests can count how many batches one process took.
+// request served (preloads not counted), so tests can count how many batches one process took.
 int main(int argc, char** argv) {
     bool serve = false;
     g_device = device_argument(argc, argv);
@@ -325,6 +369,16 @@ int main(int argc, char** argv) {
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.empty()) continue;
+        const auto document = nlohmann::json::parse(line, nullptr, false);
+        if (is_preload_request(document)) {
+            try {
+                run_preload(worker_preload_from_json(document));
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "gconv-fake-worker: bad preload: %s\n", e.what());
+                return k_worker_exit_bad_request;
+            }
+            continue;
+        }
         if (const char* path = std::getenv("GCONV_FAKE_SERVE_LOG")) {
             std::ofstream log(path, std::ios::app);
             log << ::getpid() << '\n';
