@@ -11,7 +11,10 @@ gconv-bench process (user + system, from the OS), which other work on a shared m
 inflate the way it inflates wall times.
 
 usage: bench/compile_time.py [--bench build/app/gconv-bench] [--kernels 40] [--workers CORES]
-                             [--arch sm_90] [--json] CONFIG.json [CONFIG.json ...]
+                             [--sample I/N] [--arch sm_90] [--json] CONFIG.json [CONFIG.json ...]
+--sample I/N measures a pseudo-random 1/N of the whole pool instead of its first kernels: the
+kernels of gconv-bench's --shard I/N over a one-problem set (a hash of the kernel name, so the
+same kernels every run and on every machine), drawn from the first --kernels of the pool.
 exit status: 0 when every config meets both targets, 1 when one misses, 2 on a failed run.
 """
 import argparse
@@ -32,11 +35,31 @@ def children_cpu_seconds():
     return r.ru_utime + r.ru_stime
 
 
+# The one problem of a --sample run: gconv-bench's shards split (kernel, problem) cells, so with
+# one problem a shard is a fixed pseudo-random subset of the kernels. Its shape does not matter
+# to the build phase.
+SAMPLE_PROBLEM = {"N": 1, "C": 64, "K": 64, "G": 1, "Hi": 8, "Wi": 8, "Y": 3, "X": 3,
+                  "stride_h": 1, "stride_w": 1, "pad_h": 1, "pad_w": 1, "dilation_h": 1,
+                  "dilation_w": 1, "layer": "compile_time.sample"}
+
+
+def sample_problems_file(variant, out_dir):
+    path = os.path.join(out_dir, "sample_problems.json")
+    with open(path, "w") as f:
+        json.dump({"key": "compile_time_sample", "direction": variant,
+                   "description": "one problem: bench/compile_time.py --sample",
+                   "problems": [SAMPLE_PROBLEM]}, f)
+    return path
+
+
 def build(bench, config, variant, args, cache, out_dir, label):
     output = os.path.join(out_dir, "%s.csv" % label)
     command = [bench, "--variant", variant, "--config", config, "--arch", args.arch,
                "--build-only", "--max-kernels", str(args.kernels), "--workers", str(args.workers),
                "--cache-dir", cache, "--progress", "jsonl", "--output", output]
+    if args.sample:
+        command += ["--shard", args.sample,
+                    "--problems-file", sample_problems_file(variant, out_dir)]
     cpu_before, wall_before = children_cpu_seconds(), time.monotonic()
     p = subprocess.run(command, capture_output=True, text=True)
     cpu, wall = children_cpu_seconds() - cpu_before, time.monotonic() - wall_before
@@ -74,9 +97,12 @@ def measure(args, config):
         load_before = os.getloadavg()[0]
         cold = build(args.bench, config, variant, args, cache, tmp, "cold")
         cached = build(args.bench, config, variant, args, cache, tmp, "cached")
+        load_after = os.getloadavg()[0]
     n = max(cold["kernels"], 1)
     result = {"config": config, "variant": variant, "workers": args.workers, "arch": args.arch,
-              "load_average_before": load_before, "cold": cold, "cached": cached,
+              "sample": args.sample,
+              "load_average_before": load_before,
+              "load_average_after": load_after, "cold": cold, "cached": cached,
               # Each kernel compiles on one thread, so its compile seconds are seconds of one
               # core; the throughput forms spread the whole build over the cores it had.
               "median_s_per_kernel_per_core": cold["median_compile_s"],
@@ -91,9 +117,10 @@ def measure(args, config):
 
 def print_result(r):
     c, k = r["cold"], r["cached"]
-    print("%s (%s, %s, %d kernels, --workers %d, load average %.1f before):" % (
-        r["config"], r["variant"], r["arch"], c["kernels"], r["workers"],
-        r["load_average_before"]))
+    print("%s (%s, %s, %d kernels%s, --workers %d, load average %.1f before, %.1f after):" % (
+        r["config"], r["variant"], r["arch"], c["kernels"],
+        ", sample " + r["sample"] if r["sample"] else "", r["workers"],
+        r["load_average_before"], r["load_average_after"]))
     print("  cold:   %d compiled, %d failed; build %.1f s wall, gconv-bench %.1f s CPU" % (
         c["compiled"], c["failed"], c["build_wall_s"] or c["process_wall_s"], c["process_cpu_s"]))
     print("          per kernel: median %.2f s, p90 %.2f s, max %.2f s (one core each); "
@@ -116,6 +143,9 @@ def main():
     ap.add_argument("--kernels", type=int, default=40, help="the first N kernels of each pool")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="compiler threads (default: the machine's cores)")
+    ap.add_argument("--sample", metavar="I/N", default="",
+                    help="a pseudo-random 1/N of the pool (gconv-bench --shard I/N over one "
+                         "problem) instead of its first kernels")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--json", action="store_true", help="one JSON object per config")
     ap.add_argument("configs", nargs="+")

@@ -18,11 +18,13 @@ namespace gconv {
 namespace bwd_data {
 
 // The taps of one filter dimension that reach one stride phase: tap = first + i * step for
-// i < count, and the output coordinate of pixel `in` through tap i is base(in) - i * delta.
+// i < count, and the output coordinate of the phase's pixel j through tap i is
+// base(j) - i * delta.
 struct PhaseDim {
     int first_in; // first input coordinate of the phase
     int extent;   // input coordinates of the phase
     int first_tap, count, delta, tap_step;
+    int base0; // output coordinate of the phase's first pixel through its first tap
 
     GCONV_DEVICE void init(int phase, int stride, int pad, int dil, int taps, int in_extent) {
         first_in = ((phase - pad) % stride + stride) % stride;
@@ -35,16 +37,24 @@ struct PhaseDim {
         }
         const int step = stride / a;
         first_tap = -1;
+#pragma unroll 1
         for (int f = 0; f < step; ++f)
             if (first_tap < 0 && (f * dil) % stride == phase) first_tap = f;
         count = first_tap >= 0 && first_tap < taps ? (taps - first_tap + step - 1) / step : 0;
         if (first_tap < 0) first_tap = 0;
         delta = step * dil / stride;
         tap_step = step;
+        // first_in + pad - first_tap * dil is a multiple of stride (first_tap * dil and
+        // first_in + pad are both = phase mod stride), so the output coordinate of pixel j,
+        // (first_in + j * stride + pad - first_tap * dil) / stride, is base0 + j: one exact
+        // division per block instead of one per loader vector. (With count == 0 the phase
+        // has no taps and base0 is never used.)
+        base0 = (first_in + pad - first_tap * dil) / stride;
     }
-    // Output coordinate of input coordinate `in` through the phase's first tap.
-    GCONV_DEVICE int base(int in, int pad, int dil, int stride) const {
-        return (in + pad - first_tap * dil) / stride; // exact by construction of the phase
+    // Output coordinate of the phase's pixel j (input coordinate first_in + j * stride)
+    // through the phase's first tap.
+    GCONV_DEVICE int base(int j) const {
+        return base0 + j;
     }
 };
 
@@ -123,11 +133,9 @@ struct Source : gemm::GemmGeometry<Cfg, false, true, typename DTypeOf<Cfg::kDTyp
             int id, ih, iw;
             const int n = decompose(m, pixels, id, ih, iw);
             a_pix[i] = n * pixels_out;
-            a_d0[i] =
-                NDIM3 ? pd.base(pd.first_in + id * p.stride_d, p.pad_d, p.dilation_d, p.stride_d)
-                      : 0;
-            a_h0[i] = ph.base(ph.first_in + ih * p.stride_h, p.pad_h, p.dilation_h, p.stride_h);
-            a_w0[i] = pw.base(pw.first_in + iw * p.stride_w, p.pad_w, p.dilation_w, p.stride_w);
+            a_d0[i] = NDIM3 ? pd.base(id) : 0;
+            a_h0[i] = ph.base(ih);
+            a_w0[i] = pw.base(iw);
             if (PAD_M && m >= m_count) a_h0[i] = -0x40000000;
         }
 #pragma unroll

@@ -90,7 +90,7 @@ struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDTy
             const int m = m0 + MapA::row(t_load, i);
             int n = m / pixels_out;
             int r = m - n * pixels_out;
-            const int od = r / hw_out;
+            const int od = NDIM3 ? r / hw_out : 0; // the launch plan gives 2d kernels Do == 1
             r -= od * hw_out;
             const int oh = r / p.Wo;
             const int ow = r - oh * p.Wo;

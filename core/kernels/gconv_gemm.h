@@ -540,6 +540,8 @@ template <class S> GCONV_DEVICE void run(S& s) {
         }
     } else if constexpr (S::PIPE == kCompV3) {
         // Two stages, one buffer: tile t+1 travels to registers while tile t is multiplied.
+        // The prologue stays outside the loop: started at -1 as compv4's is (one copy of the
+        // tile loader), the 255-register compv3 kernels spilled more in their loader code.
         Stage st;
         if (!S::MAY_BE_EMPTY || ktiles > 0) {
             load_global(s, st, kt0);
@@ -558,32 +560,25 @@ template <class S> GCONV_DEVICE void run(S& s) {
         }
     } else if constexpr (S::PIPE == kCompV4) {
         // Ping-pong: tile t+1 goes to registers during tile t's math, then into the other
-        // buffer; one barrier per tile.
+        // buffer; one barrier per tile. Iteration -1 is the prologue (load tile 0, multiply
+        // nothing): the tile loader, the largest code after the math, is emitted once instead
+        // of twice (compile time); the work per tile is unchanged.
         Stage st;
-        if (!S::MAY_BE_EMPTY || ktiles > 0) {
-            load_global(s, st, kt0);
-            store_shared(s, st, smem, 0);
-        }
-        arch::barrier();
-        for (int t = 0; t < ktiles; ++t) {
+        for (int t = -1; t < ktiles; ++t) {
             const bool more = t + 1 < ktiles;
             if (more) load_global(s, st, kt0 + t + 1);
-            compute<S>(S::stage_a(smem, t & 1), acc, wm, wn, lane);
+            if (t >= 0) compute<S>(S::stage_a(smem, t & 1), acc, wm, wn, lane);
             if (more) store_shared(s, st, smem, (t + 1) & 1);
             arch::barrier();
         }
     } else if constexpr (S::PIPE == kCompV5) {
         // Warp-specialised ping-pong: group (t % 2) multiplies tile t from buffer t % 2 while
-        // the other group loads tile t+1 into the other buffer; roles swap every tile.
-        if (group == 1 && (!S::MAY_BE_EMPTY || ktiles > 0)) {
-            Stage st;
-            load_global(s, st, kt0);
-            store_shared(s, st, smem, 0);
-        }
-        arch::barrier();
-        for (int t = 0; t < ktiles; ++t) {
+        // the other group loads tile t+1 into the other buffer; roles swap every tile, so
+        // tile u is loaded by group u % 2. Iteration -1 is the prologue, as for compv4: group
+        // 0 loads tile 0 (-1 & 1 == 1: group 1 has nothing to multiply yet).
+        for (int t = -1; t < ktiles; ++t) {
             if ((t & 1) == group) {
-                compute<S>(S::stage_a(smem, t & 1), acc, wm, wn, lane);
+                if (t >= 0) compute<S>(S::stage_a(smem, t & 1), acc, wm, wn, lane);
             } else if (t + 1 < ktiles) {
                 Stage st;
                 load_global(s, st, kt0 + t + 1);
@@ -620,20 +615,17 @@ template <class S> GCONV_DEVICE void run(S& s) {
     } else {
         // Multi-stage ring of asynchronous copies: STAGES-1 tiles in flight while one is
         // multiplied (mem: sized to ~32 KB in flight; compv6: 3 stages; comp_async: 2). The
-        // prologue stays a loop: one copy of the tile loader instead of STAGES - 1 (compile
-        // time), where the issue of at most 8 tiles' copies once per block costs nothing.
-#pragma unroll 1
-        for (int st_i = 0; st_i < STAGES - 1; ++st_i) {
-            if (st_i < ktiles) copy_tile_async(s, smem, st_i, kt0 + st_i);
-            arch::async_commit();
-        }
-        for (int t = 0; t < ktiles; ++t) {
-            arch::async_wait<STAGES - 2>();
-            arch::barrier();
+        // prologue is the loop's first STAGES - 1 iterations (t < 0: issue tile t + STAGES - 1,
+        // multiply nothing), so the tile loader is emitted once (compile time).
+        for (int t = 1 - STAGES; t < ktiles; ++t) {
+            if (t >= 0) {
+                arch::async_wait<STAGES - 2>();
+                arch::barrier();
+            }
             const int next = t + STAGES - 1;
             if (next < ktiles) copy_tile_async(s, smem, next % STAGES, kt0 + next);
             arch::async_commit();
-            compute<S>(S::stage_a(smem, t % STAGES), acc, wm, wn, lane);
+            if (t >= 0) compute<S>(S::stage_a(smem, t % STAGES), acc, wm, wn, lane);
         }
         arch::async_wait<0>();
     }
@@ -659,7 +651,11 @@ template <class S> GCONV_DEVICE void run(S& s) {
         arch::barrier();
         constexpr int VPR = S::TN / S::VC;
         constexpr int TOTAL = S::TM * VPR;
-#pragma unroll
+        // Four vectors per thread in flight at a time: the 64x64 tiles' whole write-out, and
+        // a quarter of the copies of the store path (an output address costs divisions in
+        // bwd_data) in the 128-wide tiles, whose 8-16 vectors per thread are not worth
+        // emitting one by one (compile time); nothing here is indexed by i at compile time.
+#pragma unroll 4
         for (int i = 0; i < (TOTAL + S::THREADS - 1) / S::THREADS; ++i) {
             const int idx = tid + i * S::THREADS;
             if (TOTAL % S::THREADS != 0 && idx >= TOTAL) break;
