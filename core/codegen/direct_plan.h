@@ -14,6 +14,18 @@ namespace gconv {
 bool is_direct(const KernelConfig& config);
 // Channel lanes of a block: tile_n / vector_size_a (each lane owns one channel vector).
 int direct_channel_lanes(const KernelConfig& config);
+// forward: rows a pixel lane computes, tile_m / (pixel lanes x tile_k) (1, 2 or 4; 0 when
+// tile_m is not such a multiple); bwd_data and bwd_weight: 1 (0 unless tile_m is pixel lanes x
+// tile_k).
+int direct_rows(const KernelConfig& config, int warp_size = 32);
+// The filter size of the forward entry specialised for a problem: K for a depthwise K x K
+// filter (K = 3, 5, 7) with stride 1 and dilation 1 along H and W, else 0 (the generic entry).
+int direct_forward_filter(const KernelConfig& config, const Problem& problem);
+// The entry the launch plan runs: `gconv_direct_k<K>` for direct_forward_filter() = K, else
+// the generic kernel_entry_name(). Every forward direct module holds all of them.
+std::string direct_entry_name(const KernelConfig& config, const Problem& problem);
+inline constexpr int k_direct_forward_filters[] = {3, 5, 7};
+std::string direct_filter_entry_name(int filter);
 // The warp tile direct kernels take (the GEMM knob left at its derived default).
 Triple direct_warp_tile(DataType dtype);
 // bwd_weight: taps of one filter row a thread accumulates together (X when X is 3, 5 or 7 and

@@ -37,6 +37,14 @@ std::string generate_direct_source(const KernelConfig& c) {
     write_entry_points(
         s, c, warps,
         {"gconv::direct::forward", "gconv::direct::bwd_data", "gconv::direct::bwd_weight"});
+    // Forward: one entry per specialised filter size besides the generic one, so each gets its
+    // own register allocation; the launch plan picks by problem (direct_entry_name).
+    if (c.variant == Variant::Forward)
+        for (int k : k_direct_forward_filters)
+            s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
+              << ", " << c.block_per_cu << ")\n"
+              << direct_filter_entry_name(k) << "(gconv::ConvParams p) {\n"
+              << "    gconv::direct::forward_filter<GconvConfig, " << k << ">(p);\n}\n";
     return s.str();
 }
 

@@ -23,6 +23,22 @@ int64_t pad_elements(DataType dtype) {
     return 16 / element_bytes(dtype);
 }
 
+// sm_90's opt-in shared memory per block (configs/arch_specs.json), the budget of a wgmma
+// ring beside its own C buffer; the shared_memory rule checks the result per arch.
+constexpr int64_t k_sm90_shared_optin = 232448;
+
+// The cshuffle C tile: tile_m rows of tile_n outputs, each row padded by 16 bytes.
+int64_t cshuffle_bytes(const KernelConfig& c) {
+    const int64_t out_elem = output_element_bytes(c);
+    return c.tile_m * (c.tile_n + 16 / out_elem) * out_elem;
+}
+// The cshufflebuf C buffer beside a wgmma ring: one C tile, one per consumer warpgroup when
+// they ping-pong.
+int64_t c_buffer_bytes(const KernelConfig& c) {
+    if (c.epilogue != Epilogue::CShuffleBuf) return 0;
+    return cshuffle_bytes(c) * (wgmma_pingpong(c) ? c.wave_m / 4 : 1);
+}
+
 // Elements of one image of the input and of the output.
 int64_t image_in_elements(const Problem& p) {
     return p.Di * p.Hi * p.Wi * p.C;
@@ -44,6 +60,9 @@ bool is_warpgroup_tile(const KernelConfig& c) {
 bool uses_wgmma(const KernelConfig& c) {
     return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_n == 1 &&
            c.warp_tile_n == c.tile_n;
+}
+bool wgmma_pingpong(const KernelConfig& c) {
+    return uses_wgmma(c) && c.scheduler == Scheduler::Interwave;
 }
 int block_warps(const KernelConfig& c) {
     return c.wave_m * c.wave_n * c.wave_k + (uses_wgmma(c) ? 4 : 0);
@@ -79,9 +98,15 @@ int pipeline_stages(const KernelConfig& c) {
         // wgmma: 3-4 unpadded stages in about 192 KiB. At least 3: the producer signals a stage
         // STAGES-2 tiles after issuing it, so 2 stages would deadlock (seen on the H200); 8 stages
         // in 225 KiB measured slower (one block per SM instead of two, docs/notes/wgmma.md).
-        if (uses_wgmma(c))
-            return static_cast<int>(std::clamp<int64_t>(
-                196608 / (int64_t{c.tile_m + c.tile_n} * c.tile_k * element_bytes(c.dtype)), 3, 4));
+        // cshufflebuf keeps its C tile beside the ring: as many stages as fit next to it in
+        // sm_90's 227 KiB (3 for the 256-row / 256-column tiles).
+        if (uses_wgmma(c)) {
+            const int64_t stage = int64_t{c.tile_m + c.tile_n} * c.tile_k * element_bytes(c.dtype);
+            int64_t fit = 196608 / stage;
+            if (c.epilogue == Epilogue::CShuffleBuf)
+                fit = std::min(fit, (k_sm90_shared_optin - 1024 - 64 - c_buffer_bytes(c)) / stage);
+            return static_cast<int>(std::clamp<int64_t>(fit, 3, 4));
+        }
         return 2;
     case Pipeline::CompV4:
     case Pipeline::CompAsync:
@@ -102,15 +127,15 @@ int pipeline_stages(const KernelConfig& c) {
 std::size_t shared_bytes(const KernelConfig& c, int /*warp_size*/) {
     if (is_direct(c)) return 0;     // per problem: direct_shared_bytes()
     if (is_direct_mma(c)) return 0; // per problem: direct_mma_shared_bytes()
-    const int64_t out_elem = output_element_bytes(c);
     const int64_t pipe = pipeline_stages(c) * static_cast<int64_t>(stage_bytes(c));
-    const int64_t epi =
-        c.epilogue == Epilogue::CShuffle ? c.tile_m * (c.tile_n + 16 / out_elem) * out_elem : 0;
-    if (uses_wgmma(c)) // unpadded swizzled stages + 64 bytes of mbarriers + 1 KiB alignment slack
+    const int64_t epi = c.epilogue == Epilogue::CShuffle ? cshuffle_bytes(c) : 0;
+    // unpadded swizzled stages (cshuffle reuses them for C, cshufflebuf adds its own C buffer)
+    // + 64 bytes of mbarriers + 1 KiB alignment slack
+    if (uses_wgmma(c))
         return static_cast<std::size_t>(std::max(pipeline_stages(c) * int64_t{c.tile_m + c.tile_n} *
                                                      c.tile_k * element_bytes(c.dtype),
                                                  epi) +
-                                        1024 + 64);
+                                        c_buffer_bytes(c) + 1024 + 64);
     const int64_t red = c.pipeline == Pipeline::CompV5 ? int64_t{c.tile_m} * c.tile_n * 4 : 0;
     return static_cast<std::size_t>(std::max({pipe, epi, red}));
 }
@@ -227,7 +252,8 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
                 warps, ")");
         if (c.wave_n % 2 != 0 && c.wave_m % 2 != 0)
             r.fail("pipeline: compv5 needs wave_m or wave_n even");
-        if (c.scheduler == Scheduler::Interwave)
+        // (The wgmma pipeline reads interwave as ping-pong consumer warpgroups.)
+        if (c.scheduler == Scheduler::Interwave && !uses_wgmma(c))
             r.fail("scheduler: interwave keeps all warps in step per chunk, but compv5's memory "
                    "group does not compute");
         break;

@@ -35,6 +35,9 @@ bool is_warpgroup_tile(const KernelConfig& config);
 // compv5 built for sm_90a as the warp-specialised wgmma pipeline (core/kernels/gconv_wgmma.h):
 // a warpgroup warp tile with warp_tile_n == tile_n and wave layout [4 x consumers, 1, 1].
 bool uses_wgmma(const KernelConfig& config);
+// A wgmma kernel with the interwave scheduler: its consumer warpgroups ping-pong, each
+// computing alternate tiles whole (gconv_wgmma.h).
+bool wgmma_pingpong(const KernelConfig& config);
 // Warps per block: the wave layout, plus the producer warpgroup of a wgmma kernel.
 int block_warps(const KernelConfig& config);
 
@@ -47,14 +50,17 @@ bool b_is_mn_major(const KernelConfig& config);
 int output_element_bytes(const KernelConfig& config);
 
 // Shared-memory stages of the pipeline: basic_v1 1 (2 with dsb), compv3 1, compv4 / compv5 /
-// comp_async 2, compv6 3, mem 1 + clamp(ceil(32 KiB / stage bytes), 2, 8).
+// comp_async 2, compv6 3, mem 1 + clamp(ceil(32 KiB / stage bytes), 2, 8); wgmma 3-4 (as many
+// as fit in 192 KiB, and beside the C buffer in 227 KiB for cshufflebuf).
 int pipeline_stages(const KernelConfig& config);
 // Bytes of one stage: per operand tile_m (or tile_n) rows of tile_k + 16 / elem elements when
 // K-major, tile_k rows of tile_m (tile_n) + 16 / elem when MN-major, times elem.
 std::size_t stage_bytes(const KernelConfig& config);
 // Dynamic shared memory per block: max(stages * stage, cshuffle C tile
 // tile_m * (tile_n + 16 / out) * out with out = output_element_bytes, compv5 reduction
-// tile_m * tile_n * 4).
+// tile_m * tile_n * 4). wgmma: unpadded stages and the cshuffle tile share the space, the
+// cshufflebuf C tile (one per consumer warpgroup with ping-pong) comes on top, plus 1088 bytes
+// of mbarriers and alignment slack.
 // The device code static_asserts the same value. warp_size does not change it today.
 std::size_t shared_bytes(const KernelConfig& config, int warp_size = 32);
 

@@ -1,5 +1,6 @@
 // Support checks and grids of the direct-convolution kernels (gconv_direct.h).
 #include "codegen/direct_plan.h"
+#include "codegen/kernel_source.h"
 #include "codegen/launch_plan_detail.h"
 
 #include <algorithm>
@@ -30,6 +31,32 @@ int direct_channel_lanes(const KernelConfig& c) {
     return std::max(1, c.tile_n / std::max(1, c.vector_size_a));
 }
 
+int direct_rows(const KernelConfig& c, int warp_size) {
+    const int64_t per_row = int64_t{threads_of(c, warp_size) / direct_channel_lanes(c)} * c.tile_k;
+    if (per_row <= 0 || c.tile_m % per_row != 0) return 0;
+    const int64_t rows = c.tile_m / per_row;
+    if (c.variant != Variant::Forward) return rows == 1 ? 1 : 0;
+    return rows == 1 || rows == 2 || rows == 4 ? static_cast<int>(rows) : 0;
+}
+
+int direct_forward_filter(const KernelConfig& c, const Problem& p) {
+    if (c.variant != Variant::Forward || p.c_per_group() != 1 || p.k_per_group() != 1) return 0;
+    if (p.X != p.Y || p.stride_h != 1 || p.stride_w != 1 || p.dilation_h != 1 || p.dilation_w != 1)
+        return 0;
+    for (int k : k_direct_forward_filters)
+        if (p.X == k) return k;
+    return 0;
+}
+
+std::string direct_filter_entry_name(int filter) {
+    return "gconv_direct_k" + std::to_string(filter);
+}
+
+std::string direct_entry_name(const KernelConfig& c, const Problem& p) {
+    const int filter = direct_forward_filter(c, p);
+    return filter > 0 ? direct_filter_entry_name(filter) : std::string(kernel_entry_name());
+}
+
 Triple direct_warp_tile(DataType dtype) {
     return {32, 32, dtype == DataType::FP32 ? 4 : 16};
 }
@@ -50,14 +77,17 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
     LaunchPlan plan;
     const int threads = threads_of(c, warp_size);
     const int64_t pixel_lanes = std::max(1, threads / direct_channel_lanes(c));
+    const int64_t rows = std::max(1, direct_rows(c, warp_size));
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
     int64_t blocks_x = 0;
     switch (c.variant) {
     case Variant::Forward:
-        blocks_x = ceil_div(p.N * p.Do() * p.Ho() * ceil_div(p.Wo(), c.tile_k), pixel_lanes);
+        blocks_x = ceil_div(p.N * p.Do() * ceil_div(p.Ho(), rows) * ceil_div(p.Wo(), c.tile_k),
+                            pixel_lanes);
         break;
     case Variant::BwdData:
-        blocks_x = ceil_div(p.N * p.Di * p.Hi * ceil_div(p.Wi, c.tile_k), pixel_lanes);
+        blocks_x =
+            ceil_div(p.N * p.Di * ceil_div(p.Hi, rows) * ceil_div(p.Wi, c.tile_k), pixel_lanes);
         break;
     case Variant::BwdWeight: {
         const int64_t rows = p.Z * p.Y * p.X / direct_row_taps(c, p);
@@ -97,9 +127,12 @@ SupportCheck check_direct(const KernelConfig& c, const Problem& p, int warp_size
     else if (c.tile_n % vec != 0 || threads % lanes != 0)
         r.fail("tile_n: ", c.tile_n, " / vector ", vec, " channel lanes must divide the ", threads,
                " threads");
-    else if (int64_t{threads / lanes} * c.tile_k != c.tile_m)
+    else if (c.variant != Variant::Forward && int64_t{threads / lanes} * c.tile_k != c.tile_m)
         r.fail("tile_m: ", c.tile_m, " is not pixel lanes x tile_k = ", threads / lanes, " x ",
                c.tile_k);
+    else if (direct_rows(c, warp_size) == 0)
+        r.fail("tile_m: ", c.tile_m, " is not pixel lanes x tile_k x rows = ", threads / lanes,
+               " x ", c.tile_k, " x 1, 2 or 4");
     if (c.split_image) r.fail("split_image: direct kernels address whole tensors (32-bit)");
     if (c.variant == Variant::BwdWeight) {
         if (c.split_k != 1 || c.split_k_mode != SplitKMode::Atomic)

@@ -1,5 +1,6 @@
 #include "codegen/launch_sequence.h"
 
+#include "codegen/direct_plan.h"
 #include "codegen/kernel_source.h"
 
 #include <algorithm>
@@ -64,11 +65,15 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
             seq.workspace_bytes = weight_f32 * static_cast<std::size_t>(c.split_k);
         }
     }
-    seq.steps.push_back(kernel_step(kernel_entry_name(), plan.grid_x, plan.grid_y, plan.grid_z,
+    // Direct forward modules hold entries specialised by filter size; the problem picks one.
+    const std::string entry =
+        is_direct(c) ? direct_entry_name(c, p) : std::string(kernel_entry_name());
+    seq.steps.push_back(kernel_step(entry, plan.grid_x, plan.grid_y, plan.grid_z,
                                     plan.block_threads, plan.shared_bytes, backward));
     if (uses_wgmma(c)) {
         seq.steps.back().kernel.wgmma_maps = true;
-        seq.steps.back().kernel.persistent = c.epilogue == Epilogue::Direct;
+        // Only cshuffle stages C in the ring; the other epilogues leave it to the next tile.
+        seq.steps.back().kernel.persistent = c.epilogue != Epilogue::CShuffle;
         seq.tma = plan_wgmma_tma(c, p);
     }
     if (has_finish_kernel(c)) {

@@ -33,9 +33,9 @@ struct KernelStep {
     // A wgmma kernel: (ConvParams, WgmmaMaps) built from LaunchSequence::tma (maps.enabled 0
     // when the plan is not enabled).
     bool wgmma_maps = false;
-    // A persistent grid (a wgmma kernel with the direct epilogue, gconv_wgmma.h TileWalk): the
-    // executor launches min(grid_x * grid_y * grid_z, multiprocessors) x 1 x 1 blocks, each
-    // walking the tiles of the grid above with a stride of the blocks launched.
+    // A persistent grid (a wgmma kernel with the direct or cshufflebuf epilogue, gconv_wgmma.h
+    // TileWalk): the executor launches min(grid_x * grid_y * grid_z, multiprocessors) x 1 x 1
+    // blocks, each walking the tiles of the grid above with a stride of the blocks launched.
     bool persistent = false;
 };
 

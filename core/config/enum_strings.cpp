@@ -33,9 +33,10 @@ constexpr Table<Scheduler, 2> k_schedulers{{
     {Scheduler::Intrawave, "intrawave"},
     {Scheduler::Interwave, "interwave"},
 }};
-constexpr Table<Epilogue, 2> k_epilogues{{
+constexpr Table<Epilogue, 3> k_epilogues{{
     {Epilogue::CShuffle, "cshuffle"},
     {Epilogue::Direct, "direct"},
+    {Epilogue::CShuffleBuf, "cshufflebuf"},
 }};
 constexpr Table<SplitKMode, 3> k_split_k_modes{{
     {SplitKMode::None, "none"},

@@ -14,7 +14,9 @@ enum class DataType { BF16, FP16, FP32 };
 // convolution of gconv_direct_mma.h (forward, small groups, mma.sync straight from a halo tile).
 enum class Pipeline { BasicV1, Mem, CompV3, CompV4, CompV5, CompV6, CompAsync, Direct, DirectMma };
 enum class Scheduler { Intrawave, Interwave };
-enum class Epilogue { CShuffle, Direct };
+// CShuffleBuf: the cshuffle shuffle through a C buffer of its own beside the operand ring
+// (the wgmma pipeline only), which leaves the ring free for the next tile's loads.
+enum class Epilogue { CShuffle, Direct, CShuffleBuf };
 // Split-K reduction for bwd_weight: none, fp32 atomics into the output, or an fp32
 // workspace followed by a convert kernel (CK's `2stage`).
 enum class SplitKMode { None, Atomic, TwoStage };

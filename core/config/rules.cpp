@@ -126,10 +126,12 @@ private:
     }
 
     void scheduler_pipeline() {
+        // The wgmma pipeline reads interwave as ping-pong consumers (the wgmma rule).
         if (c_.scheduler == Scheduler::Interwave && c_.pipeline != Pipeline::BasicV1 &&
-            c_.pipeline != Pipeline::Mem)
+            c_.pipeline != Pipeline::Mem && !uses_wgmma(c_))
             cull(Rule::SchedulerPipeline,
-                 "interwave scheduling pairs only with basic_v1 and mem, not " + pipeline());
+                 "interwave scheduling pairs only with basic_v1, mem and the wgmma pipeline, not " +
+                     pipeline());
     }
 
     void double_buffer() {
@@ -260,9 +262,10 @@ private:
         // wgmma: only the consumer warps (the wave layout) hold accumulators; the producer
         // warpgroup loads.
         const bool wg = uses_wgmma(c_);
-        const long long acc =
-            wg ? (long long)c_.tile_m * c_.tile_n / (c_.wave_m * c_.wave_n * a_.warp_size)
-               : (long long)c_.tile_m * c_.tile_n * c_.num_wave_groups / threads;
+        // Ping-pong: each consumer warpgroup (4 warps) holds a whole tile.
+        const long long tile_warps = wgmma_pingpong(c_) ? 4 : c_.wave_m * c_.wave_n;
+        const long long acc = wg ? (long long)c_.tile_m * c_.tile_n / (tile_warps * a_.warp_size)
+                                 : (long long)c_.tile_m * c_.tile_n * c_.num_wave_groups / threads;
         if (acc > k_max_accumulator_registers)
             cull(Rule::Registers, "each thread would hold " + std::to_string(acc) +
                                       " fp32 accumulators, over " +
@@ -327,6 +330,14 @@ private:
     }
 
     void epilogue() {
+        // cshufflebuf gives the C tile a buffer beside the wgmma ring so that the grid can be
+        // persistent; the engine's cshuffle reuses the pipeline's space after the main loop.
+        if (c_.epilogue == Epilogue::CShuffleBuf && !uses_wgmma(c_))
+            cull(Rule::Epilogue,
+                 "the cshufflebuf epilogue (a C buffer beside the operand ring, "
+                 "persistent grid) exists for the sm_90a wgmma pipeline only, not " +
+                     pipeline() + " with warp tile " +
+                     triple_text(c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k));
         // Without the shared-memory shuffle each thread stores the runs of adjacent columns its
         // accumulator fragment holds: 2 for mma.sync, 1 for MFMA, warp_tile_n / 8 for SIMT.
         if (c_.epilogue != Epilogue::Direct) return;
@@ -452,14 +463,21 @@ private:
             return;
         }
         const long long want = (long long)(threads / lanes) * c_.tile_k;
-        if (c_.tile_m != want)
+        if (c_.variant != Variant::Forward && c_.tile_m != want)
             cull(Rule::Direct, "tile_m " + std::to_string(c_.tile_m) + " must be pixel lanes x " +
                                    "tile_k = " + std::to_string(threads / lanes) + " x " +
                                    std::to_string(c_.tile_k) + " = " + std::to_string(want));
-        // forward / bwd_data keep tile_k x vector fp32 accumulators per thread.
-        if (c_.variant != Variant::BwdWeight && c_.tile_k * vec > 64)
-            cull(Rule::Direct, "tile_k " + std::to_string(c_.tile_k) + " x vector " +
-                                   std::to_string(vec) + " fp32 accumulators per thread exceed 64");
+        // forward: a pixel lane computes tile_k pixels of 1, 2 or 4 rows.
+        const int rows = direct_rows(c_, a_.warp_size);
+        if (c_.variant == Variant::Forward && rows == 0)
+            cull(Rule::Direct, "tile_m " + std::to_string(c_.tile_m) + " must be pixel lanes x " +
+                                   "tile_k x rows = " + std::to_string(threads / lanes) + " x " +
+                                   std::to_string(c_.tile_k) + " x 1, 2 or 4");
+        // forward / bwd_data keep rows x tile_k x vector fp32 accumulators per thread.
+        if (c_.variant != Variant::BwdWeight && std::max(rows, 1) * c_.tile_k * vec > 64)
+            cull(Rule::Direct, "rows " + std::to_string(std::max(rows, 1)) + " x tile_k " +
+                                   std::to_string(c_.tile_k) + " x vector " + std::to_string(vec) +
+                                   " fp32 accumulators per thread exceed 64");
         if (c_.variant == Variant::BwdWeight) {
             if (c_.split_k != 1 || c_.split_k_mode != SplitKMode::Atomic)
                 cull(Rule::Direct, "bwd_weight reduces tile_m pixels per block and adds them "
@@ -494,7 +512,21 @@ private:
         if (c_.tile_n != 64 && c_.tile_n != 128 && c_.tile_n != 256)
             cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
                                   " is not a wgmma N built here (64, 128, 256)");
-        if (c_.wave_m != 4 && c_.wave_m != 8)
+        if (wgmma_pingpong(c_)) {
+            // Ping-pong (interwave): two consumer warpgroups on alternate whole tiles.
+            if (c_.wave_m != 8)
+                cull(Rule::Wgmma, "interwave (ping-pong) alternates two consumer warpgroups: "
+                                  "wave_m 8, not " +
+                                      std::to_string(c_.wave_m));
+            if (c_.tile_m != 64 && c_.tile_m != 128 && c_.tile_m != 256)
+                cull(Rule::Wgmma, "tile_m " + std::to_string(c_.tile_m) +
+                                      " is not 64, 128 or 256 rows (1, 2 or 4 m64 instructions "
+                                      "of one ping-pong warpgroup)");
+            if (c_.epilogue == Epilogue::CShuffle)
+                cull(Rule::Wgmma, "interwave (ping-pong) needs an epilogue that leaves the ring "
+                                  "to the next tile (direct or cshufflebuf); cshuffle stages C "
+                                  "in the ring, one tile per block");
+        } else if (c_.wave_m != 4 && c_.wave_m != 8)
             cull(Rule::Wgmma, "wave_m " + std::to_string(c_.wave_m) +
                                   " is not 1 or 2 consumer warpgroups (4 or 8 warps)");
         else if (c_.tile_m != 64 * (c_.wave_m / 4) && c_.tile_m != 128 * (c_.wave_m / 4))

@@ -6,8 +6,13 @@
 //
 // Block: kTileN channels (kTileN / VEC channel lanes) x pixel lanes (the rest of the threads).
 //   forward / bwd_data: a pixel lane computes kTileK consecutive output (forward) or input
-//     (bwd_data) pixels along W of one row, fp32 accumulators in registers; the block's filter
-//     slice is staged once into shared memory as fp32 [tap][channel][cpg].
+//     (bwd_data) pixels along W of ROWS consecutive rows (ROWS = kTileM / (pixel lanes x
+//     kTileK); 1 for bwd_data), fp32 accumulators in registers; the block's filter slice is staged
+//     once into shared memory as fp32 [tap][channel][cpg].
+//   forward, depthwise K x K (K = 3, 5, 7) with stride and dilation 1 along H and W: entries of
+//     their own (forward_filter, `gconv_direct_k<K>`), the filter size compile-time and each
+//     input row read once per thread into a sliding window of kTileK + K - 1 vectors in
+//     registers that serves every tap and every one of the ROWS output rows it feeds.
 //   bwd_weight: a block reduces kTileM output pixels (each pixel lane kTileK of them) for one
 //     filter row (z, y) and all its X taps (or a single tap when X is not 3, 5 or 7 or the
 //     accumulators would not fit), reduces across the pixel lanes of each warp by shuffles and
@@ -15,8 +20,9 @@
 //     bwd_weight::finish converts.
 // bwd_data gathers in the transposed direction: an input pixel receives the taps whose
 // (coordinate + pad - tap * dilation) is a multiple of the stride (a per-tap test).
-// Grid (codegen/direct_plan.h computes the same): forward x = ceil(N*Do*Ho*ceil(Wo/kTileK) /
-// pixel lanes), bwd_data the same over N*Di*Hi*ceil(Wi/kTileK), bwd_weight x = filter rows *
+// Grid (codegen/direct_plan.h computes the same): forward x = ceil(N*Do*ceil(Ho/ROWS)*
+// ceil(Wo/kTileK) / pixel lanes) for every forward entry, bwd_data the same over
+// N*Di*Hi*ceil(Wi/kTileK), bwd_weight x = filter rows *
 // ceil(N*Do*Ho*Wo / kTileM); y = ceil(C / kTileN). Offsets are 32-bit (is_supported checks).
 // ConvParams as for the GEMM kernels: forward writes out, bwd_data writes in, bwd_weight wei.
 #include "gconv_arch.h"
@@ -42,17 +48,20 @@ template <class Cfg> struct Shape {
     static constexpr int PIX = Cfg::kTileK;
     static constexpr int TM = Cfg::kTileM;
     static constexpr bool NDIM3 = Cfg::kNdim == 3;
+    // forward: output rows a pixel lane computes; bwd_data and bwd_weight keep 1 (the rules).
+    static constexpr int ROWS = TM / (PL * PIX);
     static_assert(CL >= 1 && CL * VEC == TN, "tile_n must be a multiple of the vector");
     static_assert(THREADS % CL == 0, "the channel lanes must divide the block");
-    static_assert(PL * PIX == TM, "tile_m must be pixel lanes x tile_k");
+    static_assert(PL * PIX * ROWS == TM && (ROWS == 1 || ROWS == 2 || ROWS == 4),
+                  "tile_m must be pixel lanes x tile_k x rows (1, 2 or 4)");
     static_assert(VEC * sizeof(T) <= 16, "a channel vector is at most 16 bytes");
 };
 
 // One VEC-wide access, converted to / from fp32. Element j of a vector sits in the low half
 // first (little-endian words); 16-bit types are {u16 bits} structs.
-template <int VEC, typename T> GCONV_DEVICE void load_vec(float (&f)[VEC], const T* src) {
+template <int VEC, typename T>
+GCONV_DEVICE void unpack_vec(float (&f)[VEC], const Raw<VEC* static_cast<int>(sizeof(T))>& raw) {
     constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
-    const Raw<BYTES> raw = *reinterpret_cast<const Raw<BYTES>*>(src);
 #pragma unroll
     for (int j = 0; j < VEC; ++j) {
         if constexpr (sizeof(T) == 4) {
@@ -63,6 +72,20 @@ template <int VEC, typename T> GCONV_DEVICE void load_vec(float (&f)[VEC], const
             f[j] = to_float(T{static_cast<u16>(raw.v[j >> 1] >> ((j & 1) * 16))});
         }
     }
+}
+template <int VEC, typename T> GCONV_DEVICE void load_vec(float (&f)[VEC], const T* src) {
+    constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
+    unpack_vec<VEC, T>(f, *reinterpret_cast<const Raw<BYTES>*>(src));
+}
+// One input row of a sliding window: WIN vectors from element offset `base` on, C apart;
+// columns or rows outside the image read zeros.
+template <int VEC, typename T, int BYTES, int WIN>
+GCONV_DEVICE void load_row(Raw<BYTES> (&row)[WIN], const T* src, int base,
+                           const bool (&col_ok)[WIN], bool row_ok, int C) {
+#pragma unroll
+    for (int i = 0; i < WIN; ++i)
+        row[i] = row_ok && col_ok[i] ? *reinterpret_cast<const Raw<BYTES>*>(src + base + i * C)
+                                     : Raw<BYTES>::zero();
 }
 template <int VEC, typename T> GCONV_DEVICE void store_vec(T* dst, const float (&f)[VEC]) {
     constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
@@ -78,6 +101,18 @@ template <int VEC, typename T> GCONV_DEVICE void store_vec(T* dst, const float (
         }
     }
     *reinterpret_cast<Raw<BYTES>*>(dst) = raw;
+}
+
+// N consecutive fp32 values of shared memory in 16-byte (8-byte) reads where N allows; src is
+// aligned to the read width (the filter slice's channel runs are).
+template <int N> GCONV_DEVICE void load_f32(float (&f)[N], const float* src) {
+    constexpr int W = N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1;
+#pragma unroll
+    for (int q = 0; q < N / W; ++q) {
+        const Raw<W* 4> raw = reinterpret_cast<const Raw<W * 4>*>(src)[q];
+#pragma unroll
+        for (int k = 0; k < W; ++k) f[q * W + k] = arch::bits_float(raw.v[k]);
+    }
 }
 
 GCONV_DEVICE float shuffle_xor(float v, int mask) {
@@ -96,12 +131,13 @@ GCONV_DEVICE bool inside(int v, int extent) {
 
 // Stages the filter of the block's kTileN channels as fp32 ws[(tap * TN + j) * CPG + r], where
 // j is the channel the thread accumulates and r the reduced one (c for forward: w[ch, tap, r];
-// k for bwd_data: w[(g, r), tap, c] for ch = (g, c)). Channels past C read zeros.
-template <class Cfg, int CPG, bool TRANSPOSE>
+// k for bwd_data: w[(g, r), tap, c] for ch = (g, c)). Channels past C read zeros. TAPS > 0 is
+// the tap count known at compile time (the divisions become multiplications), 0 reads `taps`.
+template <class Cfg, int CPG, bool TRANSPOSE, int TAPS = 0>
 GCONV_DEVICE void stage_filter(const ConvParams& p, float* ws, int ch0, int taps) {
     typedef Shape<Cfg> S;
     const typename S::T* w = static_cast<const typename S::T*>(p.wei);
-    const int per_channel = taps * CPG;
+    const int per_channel = (TAPS > 0 ? TAPS : taps) * CPG;
     const int count = S::TN * per_channel;
     const int present = (p.C - ch0) * per_channel;
     for (int e = static_cast<int>(threadIdx.x); e < count; e += S::THREADS) {
@@ -140,90 +176,207 @@ template <class Cfg, int CPG, bool BWD> GCONV_DEVICE void gather(const ConvParam
     const int dD = BWD ? p.Di : p.Do, dH = BWD ? p.Hi : p.Ho, dW = BWD ? p.Wi : p.Wo;
     const int sD = BWD ? p.Do : p.Di, sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
     const int strips = (dW + PIX - 1) / PIX;
+    const int bands = (dH + S::ROWS - 1) / S::ROWS;
     const int strip = static_cast<int>(blockIdx.x) * S::PL + pl;
-    if (ch >= p.C || strip >= p.N * dD * dH * strips) return;
+    if (ch >= p.C || strip >= p.N * dD * bands * strips) return;
     const int w0 = (strip % strips) * PIX;
     int row = strip / strips;
-    const int h = row % dH;
-    row /= dH;
+    const int h0 = (row % bands) * S::ROWS;
+    row /= bands;
     const int d = S::NDIM3 ? row % dD : 0;
     const int n = S::NDIM3 ? row / dD : row;
 
     const T* src = static_cast<const T*>(BWD ? p.out : p.in);
     T* dst = static_cast<T*>(BWD ? const_cast<void*>(p.in) : p.out);
-    float acc[PIX][VEC];
+    // The rows of a band one after the other: this is the fallback, its code stays one row long.
+#pragma unroll 1
+    for (int h = h0; h < h0 + S::ROWS && h < dH; ++h) {
+        float acc[PIX][VEC];
 #pragma unroll
-    for (int i = 0; i < PIX; ++i)
+        for (int i = 0; i < PIX; ++i)
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) acc[i][j] = 0.0f;
+            for (int j = 0; j < VEC; ++j) acc[i][j] = 0.0f;
+
+        for (int z = 0; z < (S::NDIM3 ? p.Z : 1); ++z) {
+            int sd = 0;
+            if constexpr (S::NDIM3) {
+                if constexpr (BWD) {
+                    const int t = d + p.pad_d - z * p.dilation_d;
+                    if (t < 0 || t % p.stride_d != 0) continue;
+                    sd = t / p.stride_d;
+                } else {
+                    sd = d * p.stride_d - p.pad_d + z * p.dilation_d;
+                }
+                if (!inside(sd, sD)) continue;
+            }
+            for (int y = 0; y < p.Y; ++y) {
+                int sh;
+                if constexpr (BWD) {
+                    const int t = h + p.pad_h - y * p.dilation_h;
+                    if (t < 0 || t % p.stride_h != 0) continue;
+                    sh = t / p.stride_h;
+                } else {
+                    sh = h * p.stride_h - p.pad_h + y * p.dilation_h;
+                }
+                if (!inside(sh, sH)) continue;
+                const T* src_row = src + ((n * sD + sd) * sH + sh) * sW * p.C + ch;
+                for (int x = 0; x < p.X; ++x) {
+                    const int tap = (z * p.Y + y) * p.X + x;
+                    const float* wsrc = ws + (tap * S::TN + cl * VEC) * CPG;
+                    float v[PIX][VEC];
+#pragma unroll
+                    for (int i = 0; i < PIX; ++i) {
+                        int sw;
+                        bool ok;
+                        if constexpr (BWD) {
+                            const int t = w0 + i + p.pad_w - x * p.dilation_w;
+                            sw = t / p.stride_w;
+                            ok = t >= 0 && t - sw * p.stride_w == 0 && sw < sW;
+                        } else {
+                            sw = (w0 + i) * p.stride_w - p.pad_w + x * p.dilation_w;
+                            ok = inside(sw, sW);
+                        }
+                        if (ok) {
+                            load_vec<VEC>(v[i], src_row + sw * p.C);
+                        } else {
+#pragma unroll
+                            for (int j = 0; j < VEC; ++j) v[i][j] = 0.0f;
+                        }
+                    }
+                    // Weights one output channel at a time: CPG registers, not VEC * CPG (the
+                    // entry's register count is that of its largest C/G instantiation).
+#pragma unroll
+                    for (int j = 0; j < VEC; ++j) {
+                        const int jb = j - j % CPG;
+                        float wv[CPG];
+#pragma unroll
+                        for (int r = 0; r < CPG; ++r) wv[r] = wsrc[j * CPG + r];
+#pragma unroll
+                        for (int i = 0; i < PIX; ++i)
+#pragma unroll
+                            for (int r = 0; r < CPG; ++r) acc[i][j] += v[i][jb + r] * wv[r];
+                    }
+                }
+            }
+        }
+        T* dst_row = dst + ((n * dD + d) * dH + h) * dW * p.C + ch;
+#pragma unroll
+        for (int i = 0; i < PIX; ++i)
+            if (w0 + i < dW) store_vec<VEC>(dst_row + (w0 + i) * p.C, acc[i]);
+    }
+}
+
+// Forward with C/G = CPG, stride 1 and dilation 1 along H and W, a KS x KS filter (3D: any Z,
+// stride_d, dilation_d, the planes in a run-time loop). A pixel lane computes ROWS x PIX output
+// pixels of VEC channels: it reads each of the ROWS + KS - 1 input rows they need once, as a
+// window of PIX + KS - 1 vectors, and every tap of every output row that row feeds takes its
+// inputs from the window in registers (PIX + KS - 1 loads per row instead of PIX x KS, and
+// ROWS + KS - 1 rows instead of ROWS x KS). The loops over rows, taps and pixels are unrolled
+// and the loads are predicated rather than branched around, so the compiler can issue a row's
+// loads ahead of the previous row's FMAs.
+template <class Cfg, int CPG, int KS> GCONV_DEVICE void sliding_rows(const ConvParams& p) {
+    typedef Shape<Cfg> S;
+    typedef typename S::T T;
+    constexpr int VEC = S::VEC, PIX = S::PIX, ROWS = S::ROWS;
+    constexpr int WIN = PIX + KS - 1, IN_ROWS = ROWS + KS - 1, PLANE = KS * KS;
+    constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
+    float* ws = reinterpret_cast<float*>(gconv_dynamic_smem);
+    const int ch0 = static_cast<int>(blockIdx.y) * S::TN;
+    if constexpr (S::NDIM3)
+        stage_filter<Cfg, CPG, false>(p, ws, ch0, p.Z * PLANE);
+    else
+        stage_filter<Cfg, CPG, false, PLANE>(p, ws, ch0, PLANE);
+    arch::barrier();
+
+    const int cl = static_cast<int>(threadIdx.x) % S::CL;
+    const int pl = static_cast<int>(threadIdx.x) / S::CL;
+    const int ch = ch0 + cl * VEC;
+    const int strips = (p.Wo + PIX - 1) / PIX;
+    const int bands = (p.Ho + ROWS - 1) / ROWS;
+    const int strip = static_cast<int>(blockIdx.x) * S::PL + pl;
+    if (ch >= p.C || strip >= p.N * p.Do * bands * strips) return;
+    const int w0 = (strip % strips) * PIX;
+    int row = strip / strips;
+    const int h0 = (row % bands) * ROWS;
+    row /= bands;
+    const int d = S::NDIM3 ? row % p.Do : 0;
+    const int n = S::NDIM3 ? row / p.Do : row;
+
+    const T* in = static_cast<const T*>(p.in);
+    const int wi0 = w0 - p.pad_w, hi0 = h0 - p.pad_h;
+    bool col_ok[WIN];
+#pragma unroll
+    for (int i = 0; i < WIN; ++i) col_ok[i] = inside(wi0 + i, p.Wi);
+    float acc[ROWS][PIX][VEC];
+#pragma unroll
+    for (int o = 0; o < ROWS; ++o)
+#pragma unroll
+        for (int i = 0; i < PIX; ++i)
+#pragma unroll
+            for (int j = 0; j < VEC; ++j) acc[o][i][j] = 0.0f;
 
     for (int z = 0; z < (S::NDIM3 ? p.Z : 1); ++z) {
         int sd = 0;
         if constexpr (S::NDIM3) {
-            if constexpr (BWD) {
-                const int t = d + p.pad_d - z * p.dilation_d;
-                if (t < 0 || t % p.stride_d != 0) continue;
-                sd = t / p.stride_d;
-            } else {
-                sd = d * p.stride_d - p.pad_d + z * p.dilation_d;
-            }
-            if (!inside(sd, sD)) continue;
+            sd = d * p.stride_d - p.pad_d + z * p.dilation_d;
+            if (!inside(sd, p.Di)) continue;
         }
-        for (int y = 0; y < p.Y; ++y) {
-            int sh;
-            if constexpr (BWD) {
-                const int t = h + p.pad_h - y * p.dilation_h;
-                if (t < 0 || t % p.stride_h != 0) continue;
-                sh = t / p.stride_h;
-            } else {
-                sh = h * p.stride_h - p.pad_h + y * p.dilation_h;
-            }
-            if (!inside(sh, sH)) continue;
-            const T* src_row = src + ((n * sD + sd) * sH + sh) * sW * p.C + ch;
-            for (int x = 0; x < p.X; ++x) {
-                const int tap = (z * p.Y + y) * p.X + x;
-                const float* wsrc = ws + (tap * S::TN + cl * VEC) * CPG;
-                float v[PIX][VEC];
+        // Element offset of (n, sd, hi0, wi0, ch); row r, column i add (r * Wi + i) * C.
+        const int base = (((n * p.Di + sd) * p.Hi + hi0) * p.Wi + wi0) * p.C + ch;
+        const float* wz = ws + (z * PLANE * S::TN + cl * VEC) * CPG;
+        // Row r + 1 is loaded (raw, as stored) before row r's FMAs: one row in flight per
+        // thread. A fully unrolled row loop would let the compiler hoist every row's loads
+        // and spill; the loop over rows stays a loop.
+        Raw<BYTES> next[WIN];
+        load_row<VEC>(next, in, base, col_ok, inside(hi0, p.Hi), p.C);
+#pragma unroll 1
+        for (int r = 0; r < IN_ROWS; ++r) {
+            float win[WIN][VEC];
 #pragma unroll
-                for (int i = 0; i < PIX; ++i) {
-                    int sw;
-                    bool ok;
-                    if constexpr (BWD) {
-                        const int t = w0 + i + p.pad_w - x * p.dilation_w;
-                        sw = t / p.stride_w;
-                        ok = t >= 0 && t - sw * p.stride_w == 0 && sw < sW;
-                    } else {
-                        sw = (w0 + i) * p.stride_w - p.pad_w + x * p.dilation_w;
-                        ok = inside(sw, sW);
+            for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], next[i]);
+            if (r + 1 < IN_ROWS)
+                load_row<VEC>(next, in, base + (r + 1) * p.Wi * p.C, col_ok,
+                              inside(hi0 + r + 1, p.Hi), p.C);
+#pragma unroll
+            for (int o = 0; o < ROWS; ++o) {
+                const int ky = r - o; // the filter row input row r is for output row o
+                if (ky < 0 || ky >= KS) continue;
+                const float* wrow = wz + ky * KS * S::TN * CPG;
+#pragma unroll
+                for (int x = 0; x < KS; ++x) {
+                    float wv[VEC * CPG];
+                    load_f32(wv, wrow + x * S::TN * CPG);
+#pragma unroll
+                    for (int j = 0; j < VEC; ++j) {
+                        const int jb = j - j % CPG;
+#pragma unroll
+                        for (int i = 0; i < PIX; ++i)
+#pragma unroll
+                            for (int c = 0; c < CPG; ++c)
+                                acc[o][i][j] += win[i + x][jb + c] * wv[j * CPG + c];
                     }
-                    if (ok) {
-                        load_vec<VEC>(v[i], src_row + sw * p.C);
-                    } else {
-#pragma unroll
-                        for (int j = 0; j < VEC; ++j) v[i][j] = 0.0f;
-                    }
-                }
-                // Weights one output channel at a time: CPG registers, not VEC * CPG (the
-                // kernel's register count is that of its largest C/G instantiation).
-#pragma unroll
-                for (int j = 0; j < VEC; ++j) {
-                    const int jb = j - j % CPG;
-                    float wv[CPG];
-#pragma unroll
-                    for (int r = 0; r < CPG; ++r) wv[r] = wsrc[j * CPG + r];
-#pragma unroll
-                    for (int i = 0; i < PIX; ++i)
-#pragma unroll
-                        for (int r = 0; r < CPG; ++r) acc[i][j] += v[i][jb + r] * wv[r];
                 }
             }
         }
     }
-    T* dst_row = dst + ((n * dD + d) * dH + h) * dW * p.C + ch;
+    T* out = static_cast<T*>(p.out);
 #pragma unroll
-    for (int i = 0; i < PIX; ++i)
-        if (w0 + i < dW) store_vec<VEC>(dst_row + (w0 + i) * p.C, acc[i]);
+    for (int o = 0; o < ROWS; ++o) {
+        if (h0 + o >= p.Ho) break;
+        T* dst_row = out + (((n * p.Do + d) * p.Ho + h0 + o) * p.Wo + w0) * p.C + ch;
+#pragma unroll
+        for (int i = 0; i < PIX; ++i)
+            if (w0 + i < p.Wo) store_vec<VEC>(dst_row + i * p.C, acc[o][i]);
+    }
 }
+
+// Whether sliding_rows<KS> keeps its accumulators and one row window in registers: fp32 values
+// (ROWS x PIX + PIX + KS - 1) x VEC <= 128, which leaves room for the next row's loads under
+// the 255-register limit; beyond it the entry runs gather (correct, one row at a time).
+template <class Cfg, int KS> struct SlidingFits {
+    typedef Shape<Cfg> S;
+    static constexpr bool value = (S::ROWS * S::PIX + S::PIX + KS - 1) * S::VEC <= 128;
+};
 
 // Taps of one filter row a bwd_weight thread accumulates at once: X when X is 3, 5 or 7 and the
 // X * VEC * cpg accumulators fit, else 1 (every tap is its own row). direct_plan.cpp mirrors it.
@@ -381,6 +534,14 @@ template <class Cfg, int CPG> struct BwdWeight {
 
 template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
     by_cpg<Cfg, Forward>(p.c_per_group, p);
+}
+// The entry `gconv_direct_k<KS>`: depthwise forward with a KS x KS filter, stride 1 and dilation
+// 1 along H and W (the launch plan picks it for such problems only: direct_forward_filter()).
+template <class Cfg, int KS> GCONV_DEVICE void forward_filter(const ConvParams& p) {
+    if constexpr (SlidingFits<Cfg, KS>::value)
+        sliding_rows<Cfg, 1, KS>(p);
+    else
+        gather<Cfg, 1, false>(p);
 }
 template <class Cfg> GCONV_DEVICE void bwd_data(const ConvParams& p) {
     by_cpg<Cfg, BwdData>(p.c_per_group, p);

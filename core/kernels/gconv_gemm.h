@@ -29,7 +29,7 @@ namespace gemm {
 // Codes emitted by the generator, in the order of config/enums.h.
 enum { kBasicV1 = 0, kMem = 1, kCompV3 = 2, kCompV4 = 3, kCompV5 = 4, kCompV6 = 5, kCompAsync = 6 };
 enum { kIntrawave = 0, kInterwave = 1 };
-enum { kCShuffle = 0, kDirectStore = 1 };
+enum { kCShuffle = 0, kDirectStore = 1, kCShuffleBuf = 2 };
 
 template <int A, int B> struct Min { static constexpr int value = A < B ? A : B; };
 // Element offset type: 32-bit, or 64-bit where split_image lets a tensor exceed 2^31 elements.
@@ -70,6 +70,8 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     static constexpr bool SI = Cfg::kSplitImage;
     static constexpr bool INTERWAVE = Cfg::kScheduler == kInterwave;
     static constexpr bool CSHUFFLE = Cfg::kEpilogue == kCShuffle;
+    // wgmma only: cshuffle through a C buffer beside the ring (gconv_wgmma.h, persistent grid).
+    static constexpr bool CSHUFFLE_BUF = Cfg::kEpilogue == kCShuffleBuf;
     static constexpr bool DSB = Cfg::kDsb;
     // Whether a block's reduction can be empty (a stride phase without taps, a split past the
     // end); sources whose blocks always reduce something set it false.
@@ -78,7 +80,10 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     // compv5: the warps form two groups; each group computes whole tiles (alternate K tiles)
     // with the block tile spread over its half of the warps.
     static constexpr bool SPLIT = PIPE == kCompV5 && !WGMMA;
-    static constexpr int CWARPS = SPLIT ? NWARPS / 2 : NWARPS;
+    // wgmma with the interwave scheduler: ping-pong, each consumer warpgroup computes whole
+    // tiles (alternate tiles of the block), so one tile's warps are the 4 of one warpgroup.
+    static constexpr bool PINGPONG = WGMMA && INTERWAVE;
+    static constexpr int CWARPS = SPLIT ? NWARPS / 2 : PINGPONG ? 4 : NWARPS;
     static constexpr int CWN =
         SPLIT ? (Cfg::kWaveN % 2 == 0 ? Cfg::kWaveN / 2 : Cfg::kWaveN) : Cfg::kWaveN;
     static constexpr int CWM = CWARPS / CWN;
@@ -132,7 +137,11 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     static constexpr int CONSUMERS = NWARPS / 4;
     static constexpr int PRODUCER_REGS = 88, CONSUMER_REGS = 208; // setmaxnreg, 2 consumers
     static constexpr int WG_RING = STAGES * (TM + TN) * TK * ELEM;
-    static constexpr int WG_BYTES = (WG_RING > EPI_BYTES ? WG_RING : EPI_BYTES) + 1024 + 64;
+    // cshufflebuf: C after the ring, one tile per consumer warpgroup when they ping-pong.
+    static constexpr int C_TILE_BYTES = TM * LDC * OUT_ELEM;
+    static constexpr int C_BUF_BYTES = CSHUFFLE_BUF ? C_TILE_BYTES * (PINGPONG ? CONSUMERS : 1) : 0;
+    static constexpr int WG_BYTES =
+        (WG_RING > EPI_BYTES ? WG_RING : EPI_BYTES) + C_BUF_BYTES + 1024 + 64;
     static constexpr int GEMM_BYTES = PIPE_BYTES > EPI_BYTES
                                           ? (PIPE_BYTES > RED_BYTES ? PIPE_BYTES : RED_BYTES)
                                           : (EPI_BYTES > RED_BYTES ? EPI_BYTES : RED_BYTES);

@@ -25,6 +25,13 @@
 // release that tile's stage (one arrival per consumer warp). Consumer warpgroup g owns the
 // 64-row blocks r * C + g (r < RM): accumulators in the mma.sync C-fragment order per n8
 // column block, so the engine's coord() / store_direct() apply unchanged.
+// Epilogues: cshuffle stages C in the (drained) ring, one tile per block; direct stores from
+// registers and cshufflebuf shuffles through a C buffer after the ring, both on a persistent
+// grid (TileWalk) whose producer refills the ring while the consumers store.
+// Ping-pong (the interwave scheduler, two consumer warpgroups, direct or cshufflebuf): each
+// consumer warpgroup computes every other tile of the block whole (tile_m rows), skipping the
+// other's K tiles in the ring count, so one warpgroup's epilogue runs while the other multiplies;
+// one warpgroup releases a stage, and each has its own C buffer and named barrier (1 + wg).
 #include "gconv_gemm.h"
 
 namespace gconv {
@@ -105,6 +112,13 @@ GCONV_DEVICE void tma_tile_3d(u32 dst, const TensorMapBits* map, u32 bar, int x,
 
 template <int THREADS> GCONV_DEVICE void consumer_barrier() {
     asm volatile("bar.sync 1, %0;\n" ::"n"(THREADS) : "memory");
+}
+// Named barrier `id` (1 + warpgroup: one per ping-pong consumer) of THREADS threads.
+template <int THREADS> GCONV_DEVICE void named_barrier(int id) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
+}
+template <int THREADS> GCONV_DEVICE void named_arrive(int id) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
 }
 
 // Shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row atoms 1024 bytes apart
@@ -256,7 +270,8 @@ GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 t
 #endif
 
 // Output tiles of a block. cshuffle stages C in the ring, so its block computes the one tile
-// of its grid position. The direct epilogue leaves the ring alone, so its grid is persistent
+// of its grid position. The direct and cshufflebuf (C in a buffer of its own after the ring)
+// epilogues leave the ring alone, so their grid is persistent
 // (launch_plan: at most one block per multiprocessor, KernelStep::persistent) and a block walks
 // the tiles blockIdx.x, + gridDim.x, ... in the order of the non-persistent grid (M fastest):
 // while its consumers store one tile, its producer already fills the ring with the next.
@@ -294,6 +309,12 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     typedef typename S::OutT OutT;
     (void)sizeof(OutT);
     constexpr int STAGES = S::STAGES, CONSUMERS = S::CONSUMERS, RM = S::RM;
+    // Ping-pong: each consumer warpgroup takes every other tile of the block whole, so one
+    // warpgroup consumes (and releases) a stage; otherwise all of them share each tile.
+    constexpr bool PP = S::PINGPONG;
+    constexpr int TILE_WGS = PP ? 1 : CONSUMERS;
+    static_assert(!PP || (CONSUMERS == 2 && !S::CSHUFFLE),
+                  "ping-pong: two consumer warpgroups, an epilogue that leaves the ring alone");
     constexpr int A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
     // The consumers release tile t-1 only once they hold tile t, so the producer may signal a
     // tile at most STAGES-2 tiles after issuing it (more would deadlock): STAGES >= 3.
@@ -314,7 +335,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #pragma unroll
         for (int st = 0; st < STAGES; ++st) {
             mbar_init(bars + 8 * st, maps.enabled ? 1 : 128);
-            mbar_init(bars + 8 * (STAGES + st), 4 * CONSUMERS);
+            mbar_init(bars + 8 * (STAGES + st), 4 * TILE_WGS);
         }
         fence_barrier_init();
     }
@@ -360,13 +381,27 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
         if constexpr (CONSUMERS > 1) regs_inc<S::CONSUMER_REGS>();
         const int cw = warp - 4; // consumer warp index
         const int wg = cw / 4;
-        int it = 0;
+        const int tw = PP ? cw % 4 : cw; // warp index among the tile's consumers
+        const int tile_wg = PP ? 0 : wg; // this warpgroup's 64-row blocks in the tile
+        int it = 0, turn = 0;
         for (int tile = walk.first; tile < walk.count; tile += walk.step) {
             int bx, by, bz;
             walk.coords(tile, bx, by, bz);
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
             const int ktiles = s.tile_count();
+            if constexpr (PP) {
+                // The other warpgroup's tile: its K tiles pass through the ring all the same.
+                if ((turn++ & 1) != wg) {
+                    it += ktiles;
+                    continue;
+                }
+                // Main loops take turns (barrier 3 + wg, arrived at by the other warpgroup once
+                // it has waited on every K tile of its tile): a warpgroup that jumped over the
+                // other's K tiles would otherwise wait on a stage's phase parity while that stage
+                // is still one fill behind, and pass at once.
+                if (turn > 1) named_barrier<2 * S::CTHREADS>(3 + wg);
+            }
             float acc[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
@@ -383,12 +418,13 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     for (int r = 0; r < RM; ++r)
                         wgmma_m64k16<S::TN, S::IS_HALF>(
                             acc + r * (S::TN / 2),
-                            descriptor(a_addr + (r * CONSUMERS + wg) * 64 * 128 + kk * 32), db);
+                            descriptor(a_addr + (r * TILE_WGS + tile_wg) * 64 * 128 + kk * 32), db);
                 }
                 mma_commit();
                 mma_wait<1>();
                 if (t > 0 && lane == 0) mbar_arrive(bars + 8 * (STAGES + (q - 1) % STAGES));
             }
+            if constexpr (PP) named_arrive<2 * S::CTHREADS>(3 + (1 - wg));
             mma_wait<0>();
 #pragma unroll
             for (int i = 0; i < S::ACC; ++i) fence_operand(acc[i]);
@@ -406,7 +442,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #pragma unroll
                 for (int idx = 0; idx < S::ACC; ++idx) {
                     int row, col;
-                    gemm::coord<S>(idx, cw, 0, lane, row, col);
+                    gemm::coord<S>(idx, tw, 0, lane, row, col);
                     sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
                 }
                 consumer_barrier<S::CTHREADS>();
@@ -421,10 +457,51 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     if (!s.out_ok(row, col)) continue;
                     gemm::put<S, S::VC>(s.out_ptr(row, col), sc + row * S::LDC + col);
                 }
+            } else if constexpr (S::CSHUFFLE_BUF) {
+                // C has its own buffer after the ring, so the producer goes on filling the ring
+                // with the next tile's K tiles meanwhile. The first barrier waits until every
+                // consumer has read the previous tile's C out of the buffer. Ping-pong: each
+                // warpgroup has its own buffer and barrier.
+                OutT* sc =
+                    reinterpret_cast<OutT*>(tiles + S::WG_RING + (PP ? wg * S::C_TILE_BYTES : 0));
+                if constexpr (PP) {
+                    named_barrier<S::CTHREADS>(1 + wg);
+                } else {
+                    consumer_barrier<S::CTHREADS>();
+                }
+                // A fragment's two adjacent columns go in one store.
+#pragma unroll
+                for (int idx = 0; idx < S::ACC; idx += S::RUN) {
+                    int row, col;
+                    gemm::coord<S>(idx, tw, 0, lane, row, col);
+                    GCONV_ALIGN(16) OutT v[S::RUN];
+#pragma unroll
+                    for (int e = 0; e < S::RUN; ++e) v[e] = from_float<OutT>(acc[idx + e]);
+                    gemm::copy_run<S::RUN>(sc + row * S::LDC + col, v);
+                }
+                if constexpr (PP)
+                    named_barrier<S::CTHREADS>(1 + wg);
+                else
+                    consumer_barrier<S::CTHREADS>();
+                constexpr int VPR = S::TN / S::VC;
+                constexpr int TOTAL = S::TM * VPR;
+                const int ct = tid - 128 - (PP ? wg * 128 : 0);
+#pragma unroll
+                for (int i = 0; i < (TOTAL + S::CTHREADS - 1) / S::CTHREADS; ++i) {
+                    const int idx = ct + i * S::CTHREADS;
+                    if (TOTAL % S::CTHREADS != 0 && idx >= TOTAL) break;
+                    const int row = idx / VPR, col = (idx % VPR) * S::VC;
+                    if (!s.out_ok(row, col)) continue;
+                    gemm::put<S, S::VC>(s.out_ptr(row, col), sc + row * S::LDC + col);
+                }
             } else {
-                gemm::store_direct(s, acc, cw, 0, lane);
+                gemm::store_direct(s, acc, tw, 0, lane);
             }
         }
+        // The block's last tile was arrived at for a main loop that never comes: the other
+        // warpgroup meets it, so no barrier is left half-met at exit.
+        if constexpr (PP)
+            if (turn > 0 && wg == (turn & 1)) named_barrier<2 * S::CTHREADS>(3 + wg);
     }
 #endif
 }

@@ -5,9 +5,11 @@
 # baseline shapes and print the class report and a per-kernel table.
 # usage (on the GPU machine, .deps carried): scripts/device/verify_wgmma.sh
 #   GCONV_WGMMA_VERIFY=a,b  pools to verify (default forward_bf16_wgmma,
-#                           forward_bf16_persistent_wgmma, forward_fp16_wgmma)
+#                           forward_bf16_persistent_wgmma, forward_bf16_persistent_cshuffle_wgmma,
+#                           forward_bf16_pingpong_wgmma, forward_fp16_wgmma)
 #   GCONV_WGMMA_TIME=a,b    bf16 pools to time (default forward_bf16_wgmma,
-#                           forward_bf16_persistent_wgmma)
+#                           forward_bf16_persistent_wgmma, forward_bf16_persistent_cshuffle_wgmma,
+#                           forward_bf16_pingpong_wgmma)
 #   GCONV_VERIFY_ONLY=1     stop after the verification
 #   GCONV_WGMMA_SHAPES=a,b  time only these baseline shapes (layer names without "baseline.")
 #   GCONV_WGMMA_CPASYNC=1   time the first timed pool again with GCONV_WGMMA_TMA=0 (the cp.async
@@ -19,8 +21,8 @@ t0=$(date +%s)
 build_tools "$out/build.log" gconv-bench gconv-worker
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 common=(--variant forward --arch auto --progress none --kernel-timeout 10)
-IFS=, read -ra verify <<< "${GCONV_WGMMA_VERIFY:-forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_fp16_wgmma}"
-IFS=, read -ra timed_pools <<< "${GCONV_WGMMA_TIME:-forward_bf16_wgmma,forward_bf16_persistent_wgmma}"
+IFS=, read -ra verify <<< "${GCONV_WGMMA_VERIFY:-forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma,forward_fp16_wgmma}"
+IFS=, read -ra timed_pools <<< "${GCONV_WGMMA_TIME:-forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma}"
 t=$(date +%s)
 for cfg in "${verify[@]}"; do
   timeout 150 $bench "${common[@]}" --batch-size 400 --warmup 1 --repeat 2 --config configs/$cfg.json \
@@ -75,10 +77,31 @@ for (layer, k), r in sorted(rows.items(), key=lambda kv: (kv[0][0], float(kv[1][
     c = cpa.get((layer, k))
     tile = k.split("_compv5")[0].split("_")[-1]
     rest = k.split("intrawave_")[1]
-    tags = (" gm2" if "_gm2" in k else "") + (" direct" if "epdirect" in k else "")
+    tags = (" gm2" if "_gm2" in k else "") + (" direct" if "epdirect" in k else "") + (
+        " cshufflebuf" if "epcshufflebuf" in k else "") + (" pingpong" if "_interwave_" in k else "")
     print(f"| {layer.replace('baseline.', '')} | {tile} {rest.split('_v')[0]}{tags} | "
           f"{float(r['latency_ms']):.4f} | {float(r['tflops']):.1f} | "
           f"{float(c['latency_ms']) if c else float('nan'):.4f} | {r['baseline_ms'][:6]} | "
+          f"{r['speedup'][:5]} |")
+PY
+# Last, so that it survives a cut output: per shape the best kernel of each timed pool.
+python3 - "$out" <<'PY'
+import csv, glob, os, sys
+print("| shape | pool | best kernel | ms | TFLOP/s | cuDNN ms | vs cuDNN |")
+print("|---|---|---|---|---|---|---|")
+best = {}
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "baseline_*.csv"))):
+    pool = os.path.basename(p)[len("baseline_"):-len(".csv")]
+    for r in csv.DictReader(open(p)):
+        key = (r["layer"].replace("baseline.", ""), pool)
+        if r["status"] == "ok" and (key not in best or
+                                    float(r["latency_ms"]) < float(best[key]["latency_ms"])):
+            best[key] = r
+for (layer, pool), r in sorted(best.items()):
+    k = r["kernel"]
+    print(f"| {layer} | {pool} | {k.split('_compv5')[0].split('_')[-1]} "
+          f"w{k.split('_w')[1].split('_')[0]}{' gm2' if '_gm2' in k else ''} | "
+          f"{float(r['latency_ms']):.4f} | {float(r['tflops']):.1f} | {r['baseline_ms'][:6]} | "
           f"{r['speedup'][:5]} |")
 PY
 echo "total: $(( $(date +%s) - t0 )) s"

@@ -2,6 +2,7 @@
 // knobs it culls, the problems it takes (depthwise, small C/G) and those it rejects with a
 // reason, and grids that cover every output pixel and channel of the shipped pools' problems.
 #include "codegen/direct_plan.h"
+#include "codegen/kernel_source.h"
 #include "codegen/launch_sequence.h"
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
@@ -65,7 +66,9 @@ private slots:
             {"split_image", [](KernelConfig& c) { c.split_image = true; }},
             {"pad_m", [](KernelConfig& c) { c.pad_n = false; }},
             {"vector_size_b", [](KernelConfig& c) { c.vector_size_b = 4; }},
-            {"tile_m", [](KernelConfig& c) { c.tile_m = 128; }},
+            {"tile_m", [](KernelConfig& c) { c.tile_m = 96; }},        // 1.5 rows of 16 x 4 pixels
+            {"tile_m", [](KernelConfig& c) { c.tile_m = 512; }},       // 8 rows
+            {"accumulators", [](KernelConfig& c) { c.tile_m = 256; }}, // 4 rows x 4 x 8
             {"channel lanes", [](KernelConfig& c) { c.tile_n = 2048, c.tile_m = 1; }},
             {"accumulators", [](KernelConfig& c) { c.tile_k = 16, c.tile_m = 256; }},
             {"split-K",
@@ -90,6 +93,66 @@ private slots:
         KernelConfig c = direct_base();
         c.tile_m = 128;
         QVERIFY2(rules_of(c, "gfx90a").empty(), qPrintable(joined(rules_of(c, "gfx90a"))));
+    }
+
+    void rows_per_thread_follow_tile_m() {
+        KernelConfig c = direct_base();
+        QCOMPARE(direct_rows(c), 1);
+        c.tile_m = 128, c.tile_k = 2; // 16 pixel lanes x 2 pixels x 4 rows
+        QVERIFY2(rules_of(c).empty(), qPrintable(joined(rules_of(c))));
+        QCOMPARE(direct_rows(c), 4);
+        c.tile_k = 4; // 2 rows
+        QCOMPARE(direct_rows(c), 2);
+        QVERIFY(rules_of(c).empty());
+        // Rows are a forward knob: bwd_data computes one row, bwd_weight's tile_m is the
+        // reduction depth.
+        for (Variant v : {Variant::BwdData, Variant::BwdWeight}) {
+            KernelConfig b = direct_base(v);
+            b.tile_m = 128;
+            QVERIFY(joined(rules_of(b)).contains("tile_m"));
+            QVERIFY(!is_supported(b, depthwise(64, 14, 3)).ok);
+        }
+    }
+
+    void forward_entries_follow_the_filter() {
+        auto* rng = QRandomGenerator::global();
+        const int64_t c = 8 * (1 + rng->bounded(40)), hw = 8 + rng->bounded(30);
+        const KernelConfig k = direct_base();
+        auto entry = [&](const Problem& p) {
+            return QString::fromStdString(plan_sequence(k, p).steps.back().kernel.entry);
+        };
+        for (int f : {3, 5, 7})
+            QCOMPARE(entry(depthwise(c, hw, f)), QString("gconv_direct_k%1").arg(f));
+        const QString generic = QString::fromStdString(std::string(kernel_entry_name()));
+        QCOMPARE(entry(depthwise(c, hw, 1)), generic);
+        QCOMPARE(entry(depthwise(c, hw, 9)), generic);
+        Problem strided = depthwise(c, hw, 3);
+        strided.stride_w = 2;
+        QCOMPARE(entry(strided), generic);
+        Problem dilated = depthwise(c, hw, 3);
+        dilated.dilation_h = 2;
+        QCOMPARE(entry(dilated), generic);
+        Problem oblong = depthwise(c, hw, 3);
+        oblong.X = 5, oblong.pad_w = 2;
+        QCOMPARE(entry(oblong), generic);
+        Problem grouped = depthwise(128, hw, 3);
+        grouped.G = 32; // C/G = 4
+        QCOMPARE(entry(grouped), generic);
+        // bwd_data shares the gather code but has one entry.
+        QCOMPARE(
+            QString::fromStdString(plan_sequence(direct_base(Variant::BwdData), depthwise(c, hw, 3))
+                                       .steps.back()
+                                       .kernel.entry),
+            generic);
+        // Every entry a plan may name is in the module.
+        const std::string source = generate_kernel_source(k);
+        for (int f : k_direct_forward_filters)
+            QVERIFY(source.find(direct_filter_entry_name(f) + "(gconv::ConvParams p)") !=
+                    std::string::npos);
+        QVERIFY(source.find(std::string(kernel_entry_name()) + "(gconv::ConvParams p)") !=
+                std::string::npos);
+        QVERIFY(generate_kernel_source(direct_base(Variant::BwdData)).find("gconv_direct_k") ==
+                std::string::npos);
     }
 
     void names_are_unique_and_round_trip() {
@@ -131,27 +194,34 @@ private slots:
             Problem p = depthwise(8 * (1 + rng->bounded(30)), f + rng->bounded(40), f);
             p.N = 1 + rng->bounded(4);
             p.stride_h = p.stride_w = 1 + rng->bounded(2);
-            for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight}) {
-                const KernelConfig k = direct_base(v);
-                QVERIFY(is_supported(k, p).ok);
-                const LaunchPlan plan = plan_launch(k, p);
-                const int64_t lanes = 128 / 8;
-                const int64_t w = v == Variant::BwdData ? p.Wi : p.Wo();
-                const int64_t rows = v == Variant::BwdData ? p.N * p.Hi : p.N * p.Ho();
-                if (v == Variant::BwdWeight) {
-                    const int64_t taps = p.Y * p.X / direct_row_taps(k, p);
-                    QVERIFY(int64_t{plan.grid_x} * k.tile_m >= taps * rows * w);
-                    QCOMPARE(int64_t{plan.grid_x} % taps, 0);
-                    QCOMPARE(plan.shared_bytes, std::size_t{0});
-                } else {
-                    QVERIFY(int64_t{plan.grid_x} * lanes * k.tile_k >= rows * w);
-                    QVERIFY(int64_t(plan.grid_x - 1) * lanes * k.tile_k < rows * (w + k.tile_k));
-                    QCOMPARE(plan.shared_bytes, std::size_t(k.tile_n * p.Y * p.X * 4));
+            for (int band : {1, 2, 4})
+                for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight}) {
+                    if (v != Variant::Forward && band > 1) continue;
+                    KernelConfig k = direct_base(v);
+                    if (band == 4) k.tile_k = 2;
+                    k.tile_m = 16 * k.tile_k * band;
+                    QVERIFY(is_supported(k, p).ok);
+                    const LaunchPlan plan = plan_launch(k, p);
+                    const int64_t lanes = 128 / 8;
+                    const int64_t w = v == Variant::BwdData ? p.Wi : p.Wo();
+                    const int64_t h = v == Variant::BwdData ? p.Hi : p.Ho();
+                    const int64_t rows = p.N * ((h + band - 1) / band) * band;
+                    if (v == Variant::BwdWeight) {
+                        const int64_t taps = p.Y * p.X / direct_row_taps(k, p);
+                        QVERIFY(int64_t{plan.grid_x} * k.tile_m >= taps * rows * w);
+                        QCOMPARE(int64_t{plan.grid_x} % taps, 0);
+                        QCOMPARE(plan.shared_bytes, std::size_t{0});
+                    } else {
+                        // A pixel lane covers band rows of tile_k pixels.
+                        const int64_t per_block = lanes * k.tile_k * band;
+                        QVERIFY(int64_t{plan.grid_x} * per_block >= rows * w);
+                        QVERIFY(int64_t(plan.grid_x - 1) * per_block < rows * (w + k.tile_k));
+                        QCOMPARE(plan.shared_bytes, std::size_t(k.tile_n * p.Y * p.X * 4));
+                    }
+                    QVERIFY(int64_t{plan.grid_y} * k.tile_n >= p.C);
+                    QVERIFY(int64_t(plan.grid_y - 1) * k.tile_n < p.C);
+                    QCOMPARE(plan.block_threads, 128u);
                 }
-                QVERIFY(int64_t{plan.grid_y} * k.tile_n >= p.C);
-                QVERIFY(int64_t(plan.grid_y - 1) * k.tile_n < p.C);
-                QCOMPARE(plan.block_threads, 128u);
-            }
         }
     }
 

@@ -81,8 +81,8 @@ private slots:
     void explain_gives_a_reason_per_culled_config() {
         const auto r = run({config("forward_bf16.json"), "--arch", "gfx942", "--explain"});
         QCOMPARE(r.code, 0);
-        QVERIFY(r.out.contains(
-            "scheduler_pipeline: interwave scheduling pairs only with basic_v1 and mem"));
+        QVERIFY(r.out.contains("scheduler_pipeline: interwave scheduling pairs only with basic_v1, "
+                               "mem and the wgmma pipeline"));
         QVERIFY(r.out.contains(" culled of "));
     }
 

@@ -83,6 +83,7 @@ private slots:
         add([](KernelConfig& c) { c.pipeline = Pipeline::CompV4; });
         add([](KernelConfig& c) { c.scheduler = Scheduler::Interwave; });
         add([](KernelConfig& c) { c.epilogue = Epilogue::Direct; });
+        add([](KernelConfig& c) { c.epilogue = Epilogue::CShuffleBuf; });
         add([](KernelConfig& c) { c.vector_size_a = 4; });
         add([](KernelConfig& c) { c.vector_size_b = 4; });
         add([](KernelConfig& c) { c.vector_size_c = 4; });

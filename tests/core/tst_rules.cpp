@@ -285,6 +285,53 @@ private slots:
         QVERIFY(check_legality(c, specs().get("sm_90"), specs()).empty());
     }
 
+    // cshufflebuf (a C buffer beside the wgmma ring) exists for the wgmma pipeline only.
+    void cshufflebuf_epilogue_is_wgmma_only() {
+        auto c = legal_base();
+        c.epilogue = Epilogue::CShuffleBuf;
+        expect_only(c, "sm_90", Rule::Epilogue, "wgmma pipeline only");
+        expect_only(c, "gfx950", Rule::Epilogue, "wgmma pipeline only");
+        KernelConfig w = wgmma_base();
+        w.epilogue = Epilogue::CShuffleBuf;
+        const auto ok = check_legality(w, specs().get("sm_90a"), specs());
+        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        // With a C tile beside it, a ring of 3 stages of 256 + 256 rows no longer fits.
+        w.tile_m = 256;
+        w.wave_m = 8;
+        w.warp_tile_n = 256;
+        bool shared = false;
+        for (const auto& r : check_legality(w, specs().get("sm_90a"), specs()))
+            shared = shared || r.rule == Rule::SharedMemory;
+        QVERIFY(shared);
+    }
+
+    // interwave on the wgmma pipeline: two consumer warpgroups ping-pong on whole tiles.
+    void wgmma_pingpong() {
+        KernelConfig c = wgmma_base();
+        c.scheduler = Scheduler::Interwave;
+        c.epilogue = Epilogue::CShuffleBuf;
+        c.tile_n = 128;
+        c.warp_tile_n = 128;
+        const auto ok = check_legality(c, specs().get("sm_90a"), specs());
+        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        c.epilogue = Epilogue::CShuffle;
+        expect_only(c, "sm_90a", Rule::Wgmma, "leaves the ring");
+        c.epilogue = Epilogue::Direct;
+        c.vector_size_c = 2;
+        QVERIFY(check_legality(c, specs().get("sm_90a"), specs()).empty());
+        c.tile_m = 256; // 256 x 128 per warpgroup: 256 accumulators (not 128 as cooperative)
+        expect_only(c, "sm_90a", Rule::Registers, "256 fp32 accumulators");
+        c.tile_m = 128;
+        c.wave_m = 4;
+        expect_only(c, "sm_90a", Rule::Wgmma, "wave_m 8");
+        // interwave stays culled for the mma.sync pipelines.
+        KernelConfig m = legal_base();
+        m.scheduler = Scheduler::Interwave;
+        m.pipeline = Pipeline::CompV4;
+        m.double_smem_buffer = true;
+        expect_only(m, "sm_90a", Rule::SchedulerPipeline, "not compv4");
+    }
+
     void every_rule_has_an_id() {
         for (int r = 0; r <= int(Rule::DirectMma); ++r) QVERIFY(rule_id(Rule(r)) != "?");
     }

@@ -176,6 +176,47 @@ private slots:
         QCOMPARE(seq.steps[0].kernel.grid_x, plan.grid_x);
         QCOMPARE(seq.steps[0].kernel.grid_y, plan.grid_y);
     }
+
+    // cshufflebuf shuffles C through a buffer after the ring: persistent like the direct
+    // epilogue, and its shared memory holds the ring and that buffer side by side, with as
+    // many stages as fit beside it (256 x 128: 3 of 48 KiB + 68 KiB of C, under 227 KiB).
+    void cshufflebuf_epilogue_runs_a_persistent_grid_beside_its_own_c_buffer() {
+        KernelConfig c = wgmma_config();
+        c.epilogue = Epilogue::CShuffleBuf;
+        const LaunchSequence seq = plan_sequence(c, grouped_2d());
+        QVERIFY(seq.steps[0].kernel.persistent);
+        QVERIFY(seq.steps[0].kernel.wgmma_maps);
+        const std::size_t c_tile = 128 * (128 + 8) * 2;
+        QCOMPARE(pipeline_stages(c), 4);
+        QCOMPARE(shared_bytes(c), std::size_t{4 * 256 * 128} + c_tile + 1088);
+        QCOMPARE(seq.steps[0].kernel.shared_bytes, shared_bytes(c));
+        // cshuffle reuses the ring for C: no extra buffer.
+        c.epilogue = Epilogue::CShuffle;
+        QCOMPARE(shared_bytes(c), std::size_t{4 * 256 * 128} + 1088);
+        c.epilogue = Epilogue::CShuffleBuf;
+        c.tile_m = 256;
+        c.wave_m = 8;
+        QCOMPARE(pipeline_stages(c), 3);
+        QCOMPARE(shared_bytes(c), std::size_t{3 * 384 * 128} + 256 * 136 * 2 + 1088);
+        QVERIFY(shared_bytes(c) <= 232448);
+        c.epilogue = Epilogue::CShuffle;
+        QCOMPARE(pipeline_stages(c), 4);
+    }
+
+    // Ping-pong consumers (interwave) have a C buffer each and the persistent grid.
+    void pingpong_has_a_c_buffer_per_consumer_warpgroup() {
+        KernelConfig c = wgmma_config();
+        c.wave_m = 8;
+        c.scheduler = Scheduler::Interwave;
+        c.epilogue = Epilogue::CShuffleBuf;
+        QVERIFY(wgmma_pingpong(c));
+        QCOMPARE(pipeline_stages(c), 4);
+        QCOMPARE(shared_bytes(c), std::size_t{4 * 256 * 128} + 2 * 128 * 136 * 2 + 1088);
+        QVERIFY(plan_sequence(c, grouped_2d()).steps[0].kernel.persistent);
+        c.scheduler = Scheduler::Intrawave; // the two warpgroups share each tile: one buffer
+        QVERIFY(!wgmma_pingpong(c));
+        QCOMPARE(shared_bytes(c), std::size_t{4 * 256 * 128} + 128 * 136 * 2 + 1088);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestWgmmaTma)

@@ -1,6 +1,8 @@
 // The direct-convolution kernels (gconv_direct.h) of every direction, data type and spatial
 // rank, with each vector width, compile for sm_90 through hipRTC -> NVRTC and for gfx90a
-// through ROCm's hipRTC. No GPU is needed.
+// through ROCm's hipRTC; forward also with two rows per thread (the sliding-window entries).
+// On sm_90 the forward filter entries keep their window in registers: no spills. No GPU is
+// needed.
 #include "codegen/direct_plan.h"
 #include "config/kernel_name.h"
 #include "jit/amd_hiprtc.h"
@@ -10,6 +12,7 @@
 #include <QtTest>
 
 #include <functional>
+#include <regex>
 
 using namespace gconv;
 
@@ -35,9 +38,15 @@ std::vector<KernelConfig> all_configs(int warp) {
     std::vector<KernelConfig> out;
     for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight})
         for (DataType dt : {DataType::BF16, DataType::FP16, DataType::FP32})
-            for (int nd : {2, 3})
+            for (int nd : {2, 3}) {
                 for (int vec : {16 / element_bytes(dt), 2})
                     out.push_back(direct_config(v, dt, nd, vec, warp));
+                if (v == Variant::Forward) { // two rows per thread
+                    KernelConfig rows = direct_config(v, dt, nd, 16 / element_bytes(dt), warp);
+                    rows.tile_m *= 2;
+                    out.push_back(rows);
+                }
+            }
     return out;
 }
 
@@ -58,7 +67,7 @@ class TestDirectCompile : public QObject {
                                                    jit::log_head(result.log, 12));
         }
         qInfo("%s: %d direct kernels compiled", arch, compiled);
-        QCOMPARE(compiled, 36);
+        QCOMPARE(compiled, 42);
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
     }
 
@@ -77,6 +86,35 @@ private slots:
         }
         jit::AmdHiprtc hiprtc;
         compile_all("gfx90a", 64, [&](const jit::CompileRequest& r) { return hiprtc.compile(r); });
+    }
+
+    // ptxas's report of each forward entry: registers, and no local-memory spills in the
+    // sliding-window entries (an array indexed at run time or a window too large would spill).
+    void forward_filter_entries_do_not_spill() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        for (int rows : {1, 2}) {
+            KernelConfig c = direct_config(Variant::Forward, DataType::BF16, 2, 8, 32);
+            c.tile_m *= rows;
+            auto request = jit::kernel_compile_request(c, "sm_90");
+            request.options.push_back("--ptxas-options=-v");
+            const auto result = jit::compile(request);
+            QVERIFY2(result.ok, qPrintable(QString::fromStdString(jit::log_head(result.log, 12))));
+            for (int f : k_direct_forward_filters) {
+                const std::string entry = direct_filter_entry_name(f);
+                const std::regex used(
+                    "Function properties for " + entry +
+                    "\\n[^\\n]*?(\\d+) bytes stack frame, (\\d+) bytes spill stores"
+                    "[^\\n]*\\n[^\\n]*Used (\\d+) registers");
+                std::smatch m;
+                QVERIFY2(std::regex_search(result.log, m, used),
+                         qPrintable(QString::fromStdString(entry + " not in the ptxas report:\n" +
+                                                           jit::log_head(result.log, 40))));
+                qInfo("%s rows %d: %s registers, %s bytes spill stores", entry.c_str(), rows,
+                      m[3].str().c_str(), m[2].str().c_str());
+                QCOMPARE(m[2].str(), std::string("0"));
+            }
+        }
     }
 
     void a_broken_direct_source_fails() {
