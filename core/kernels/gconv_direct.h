@@ -129,6 +129,22 @@ GCONV_DEVICE bool inside(int v, int extent) {
     return static_cast<unsigned>(v) < static_cast<unsigned>(extent);
 }
 
+// The source pixel along one dimension that tap k reads for pixel o: forward, the input pixel
+// o * stride - pad + k * dilation; BWD (bwd_data), the output pixel (o + pad - k * dilation) /
+// stride where that divides. False where there is none inside [0, extent).
+template <bool BWD>
+GCONV_DEVICE bool tap_source(int o, int k, int pad, int dilation, int stride, int extent,
+                             int& src) {
+    if constexpr (BWD) {
+        const int t = o + pad - k * dilation;
+        if (t < 0 || t % stride != 0) return false;
+        src = t / stride;
+    } else {
+        src = o * stride - pad + k * dilation;
+    }
+    return inside(src, extent);
+}
+
 // Stages the filter of the block's kTileN channels as fp32 ws[(tap * TN + j) * CPG + r], where
 // j is the channel the thread accumulates and r the reduced one (c for forward: w[ch, tap, r];
 // k for bwd_data: w[(g, r), tap, c] for ch = (g, c)). Channels past C read zeros. TAPS > 0 is
@@ -200,25 +216,11 @@ template <class Cfg, int CPG, bool BWD> GCONV_DEVICE void gather(const ConvParam
         for (int z = 0; z < (S::NDIM3 ? p.Z : 1); ++z) {
             int sd = 0;
             if constexpr (S::NDIM3) {
-                if constexpr (BWD) {
-                    const int t = d + p.pad_d - z * p.dilation_d;
-                    if (t < 0 || t % p.stride_d != 0) continue;
-                    sd = t / p.stride_d;
-                } else {
-                    sd = d * p.stride_d - p.pad_d + z * p.dilation_d;
-                }
-                if (!inside(sd, sD)) continue;
+                if (!tap_source<BWD>(d, z, p.pad_d, p.dilation_d, p.stride_d, sD, sd)) continue;
             }
             for (int y = 0; y < p.Y; ++y) {
                 int sh;
-                if constexpr (BWD) {
-                    const int t = h + p.pad_h - y * p.dilation_h;
-                    if (t < 0 || t % p.stride_h != 0) continue;
-                    sh = t / p.stride_h;
-                } else {
-                    sh = h * p.stride_h - p.pad_h + y * p.dilation_h;
-                }
-                if (!inside(sh, sH)) continue;
+                if (!tap_source<BWD>(h, y, p.pad_h, p.dilation_h, p.stride_h, sH, sh)) continue;
                 const T* src_row = src + ((n * sD + sd) * sH + sh) * sW * p.C + ch;
                 for (int x = 0; x < p.X; ++x) {
                     const int tap = (z * p.Y + y) * p.X + x;

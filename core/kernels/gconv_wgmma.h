@@ -301,6 +301,21 @@ template <class S> struct TileWalk {
     }
 };
 
+// The tile's C, staged in shared memory (S::LDC apart), stored as whole S::VC-vector rows by the
+// S::CTHREADS threads of the tile (ct: this thread's index among them).
+template <class S> GCONV_DEVICE void store_c_rows(S& s, const typename S::OutT* sc, int ct) {
+    constexpr int VPR = S::TN / S::VC;
+    constexpr int TOTAL = S::TM * VPR;
+#pragma unroll
+    for (int i = 0; i < (TOTAL + S::CTHREADS - 1) / S::CTHREADS; ++i) {
+        const int idx = ct + i * S::CTHREADS;
+        if (TOTAL % S::CTHREADS != 0 && idx >= TOTAL) break;
+        const int row = idx / VPR, col = (idx % VPR) * S::VC;
+        if (!s.out_ok(row, col)) continue;
+        gemm::put<S, S::VC>(s.out_ptr(row, col), sc + row * S::LDC + col);
+    }
+}
+
 // The whole block: producer / consumer main loop, then the engine's epilogues, per tile.
 template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #if !defined(GCONV_HAS_WGMMA)
@@ -446,17 +461,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
                 }
                 consumer_barrier<S::CTHREADS>();
-                constexpr int VPR = S::TN / S::VC;
-                constexpr int TOTAL = S::TM * VPR;
-                const int ct = tid - 128;
-#pragma unroll
-                for (int i = 0; i < (TOTAL + S::CTHREADS - 1) / S::CTHREADS; ++i) {
-                    const int idx = ct + i * S::CTHREADS;
-                    if (TOTAL % S::CTHREADS != 0 && idx >= TOTAL) break;
-                    const int row = idx / VPR, col = (idx % VPR) * S::VC;
-                    if (!s.out_ok(row, col)) continue;
-                    gemm::put<S, S::VC>(s.out_ptr(row, col), sc + row * S::LDC + col);
-                }
+                store_c_rows(s, sc, tid - 128);
             } else if constexpr (S::CSHUFFLE_BUF) {
                 // C has its own buffer after the ring, so the producer goes on filling the ring
                 // with the next tile's K tiles meanwhile. The first barrier waits until every
@@ -483,17 +488,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     named_barrier<S::CTHREADS>(1 + wg);
                 else
                     consumer_barrier<S::CTHREADS>();
-                constexpr int VPR = S::TN / S::VC;
-                constexpr int TOTAL = S::TM * VPR;
-                const int ct = tid - 128 - (PP ? wg * 128 : 0);
-#pragma unroll
-                for (int i = 0; i < (TOTAL + S::CTHREADS - 1) / S::CTHREADS; ++i) {
-                    const int idx = ct + i * S::CTHREADS;
-                    if (TOTAL % S::CTHREADS != 0 && idx >= TOTAL) break;
-                    const int row = idx / VPR, col = (idx % VPR) * S::VC;
-                    if (!s.out_ok(row, col)) continue;
-                    gemm::put<S, S::VC>(s.out_ptr(row, col), sc + row * S::LDC + col);
-                }
+                store_c_rows(s, sc, tid - 128 - (PP ? wg * 128 : 0));
             } else {
                 gemm::store_direct(s, acc, tw, 0, lane);
             }

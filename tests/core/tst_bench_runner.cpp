@@ -103,6 +103,14 @@ class TestBenchRunner : public QObject {
         return o;
     }
 
+    // The plan run by an orchestrator whose workers were started and preloaded ahead of it.
+    BenchSummary run_preloaded(const BenchPlan& plan, BenchOptions o, VectorSink& sink) {
+        EarlyWorkers early(o);
+        early.preload(preload_of(plan));
+        o.early = &early;
+        return run_benchmarks(plan, o, sink);
+    }
+
     // Every cell exactly once; returns status per (kernel index, problem).
     void check_each_cell_once(const BenchPlan& plan, const std::vector<ResultRow>& rows) {
         std::set<std::string> keys;
@@ -294,12 +302,8 @@ private slots:
     // run by the next worker, and the death is in the warnings.
     void aCrashWhilePreloadingBlamesNoCell() {
         BenchPlan plan = make_plan(4, 2, {{1, "@preloadcrash"}}, rng);
-        BenchOptions o = options();
-        EarlyWorkers early(o);
-        early.preload(preload_of(plan));
-        o.early = &early;
         VectorSink sink;
-        const BenchSummary s = run_benchmarks(plan, o, sink);
+        const BenchSummary s = run_preloaded(plan, options(), sink);
         check_each_cell_once(plan, sink.rows);
         for (const auto& r : sink.rows) QCOMPARE(r.status, CellStatus::Ok);
         QVERIFY2(any_contains(s.warnings, "while loading kernel fk1@preloadcrash"),
@@ -314,12 +318,8 @@ private slots:
     // gets that error; the other kernels run.
     void aKernelThatDoesNotLoad() {
         BenchPlan plan = make_plan(4, 2, {{2, "@loadfail"}}, rng);
-        BenchOptions o = options();
-        EarlyWorkers early(o);
-        early.preload(preload_of(plan));
-        o.early = &early;
         VectorSink sink;
-        const BenchSummary s = run_benchmarks(plan, o, sink);
+        const BenchSummary s = run_preloaded(plan, options(), sink);
         check_each_cell_once(plan, sink.rows);
         for (const auto& r : sink.rows) {
             if (r.kernel == plan.kernels[2].name) {
