@@ -41,9 +41,14 @@ public:
         check_fits(host.size_bytes(), "download");
         GCONV_HIP_CHECK(hipMemcpy(host.data(), data_, host.size_bytes(), hipMemcpyDeviceToHost));
     }
-    // Fills every byte, e.g. with a poison pattern before a kernel that must overwrite all.
+    // Fills every byte, e.g. with a poison pattern before a kernel that must overwrite all;
+    // done when it returns. hipMemset on device memory returns before the fill and is ordered
+    // only on the legacy stream, which the non-blocking gpu::Stream does not wait for: a kernel
+    // launched next on one could run before (or under) the fill.
     void fill_bytes(unsigned char value) {
-        if (bytes_ > 0) GCONV_HIP_CHECK(hipMemset(data_, value, bytes_));
+        if (bytes_ == 0) return;
+        GCONV_HIP_CHECK(hipMemset(data_, value, bytes_));
+        GCONV_HIP_CHECK(hipStreamSynchronize(nullptr));
     }
 
     void reset() noexcept {

@@ -43,7 +43,7 @@ classes() {
   for set in ${GCONV_CLASSES:-forward_2d forward_3d bwd_data_2d bwd_data_3d bwd_weight_2d bwd_weight_3d}; do
     v=${set%_*}; d=${set##*_}
     case $v in
-      forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_direct_mma forward_direct"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_direct" ;;
+      forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_direct_mma forward_direct"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_direct" ;;
       *) pools="$v ${v}_direct"; [ $d = 3d ] && pools="${v}_3d ${v}_direct" ;;
     esac
     for cfg in $pools; do
