@@ -268,16 +268,6 @@ template <class Cfg, int CPG, bool BWD> GCONV_DEVICE void gather(const ConvParam
     }
 }
 
-// Input rows a sliding_rows<KS> thread keeps in flight: 2 where the fp32 accumulators and window
-// plus two raw row windows (32-bit registers) come to at most 160 values (ptxas, sm_90: the
-// 160-value configurations stay at 180-190 registers, 192 values spill), else 1.
-template <class Cfg, int KS> struct SlidingAhead {
-    typedef Shape<Cfg> S;
-    static constexpr int WIN = S::PIX + KS - 1;
-    static constexpr int RAW_REGS = WIN * S::VEC * static_cast<int>(sizeof(typename S::T)) / 4;
-    static constexpr int value = (S::ROWS * S::PIX + WIN) * S::VEC + 2 * RAW_REGS <= 160 ? 2 : 1;
-};
-
 // Forward with C/G = CPG, stride 1 and dilation 1 along H and W, a KS x KS filter (3D: any Z,
 // stride_d, dilation_d, the planes in a run-time loop). A pixel lane computes ROWS x PIX output
 // pixels of VEC channels: it reads each of the ROWS + KS - 1 input rows they need once, as a
@@ -292,7 +282,6 @@ template <class Cfg, int CPG, int KS> GCONV_DEVICE void sliding_rows(const ConvP
     constexpr int VEC = S::VEC, PIX = S::PIX, ROWS = S::ROWS;
     constexpr int WIN = PIX + KS - 1, IN_ROWS = ROWS + KS - 1, PLANE = KS * KS;
     constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
-    constexpr int AHEAD = SlidingAhead<Cfg, KS>::value;
     float* ws = reinterpret_cast<float*>(gconv_dynamic_smem);
     const int ch0 = static_cast<int>(blockIdx.y) * S::TN;
     if constexpr (S::NDIM3)
@@ -337,23 +326,19 @@ template <class Cfg, int CPG, int KS> GCONV_DEVICE void sliding_rows(const ConvP
         // Element offset of (n, sd, hi0, wi0, ch); row r, column i add (r * Wi + i) * C.
         const int base = (((n * p.Di + sd) * p.Hi + hi0) * p.Wi + wi0) * p.C + ch;
         const float* wz = ws + (z * PLANE * S::TN + cl * VEC) * CPG;
-        // Rows ahead of the FMAs (raw, as stored): AHEAD rows in flight per thread, in buffers
-        // that take turns so that no register copy waits on a load. A thread's bytes in flight
-        // bound a memory-bound shape's bandwidth (few warps per SM at these register counts).
-        // A fully unrolled row loop would let the compiler hoist every row's loads and spill;
-        // the loop over rows stays a loop, unrolled by AHEAD.
-        const int row_stride = p.Wi * p.C;
-        Raw<BYTES> rows_a[WIN], rows_b[WIN];
-        load_row<VEC>(rows_a, in, base, col_ok, inside(hi0, p.Hi), p.C);
-        if constexpr (AHEAD == 2 && IN_ROWS > 1)
-            load_row<VEC>(rows_b, in, base + row_stride, col_ok, inside(hi0 + 1, p.Hi), p.C);
-        auto row_step = [&](int r, Raw<BYTES>(&cur)[WIN]) {
+        // Row r + 1 is loaded (raw, as stored) before row r's FMAs: one row in flight per
+        // thread. A fully unrolled row loop would let the compiler hoist every row's loads
+        // and spill; the loop over rows stays a loop.
+        Raw<BYTES> next[WIN];
+        load_row<VEC>(next, in, base, col_ok, inside(hi0, p.Hi), p.C);
+#pragma unroll 1
+        for (int r = 0; r < IN_ROWS; ++r) {
             float win[WIN][VEC];
 #pragma unroll
-            for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], cur[i]);
-            if (r + AHEAD < IN_ROWS)
-                load_row<VEC>(cur, in, base + (r + AHEAD) * row_stride, col_ok,
-                              inside(hi0 + r + AHEAD, p.Hi), p.C);
+            for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], next[i]);
+            if (r + 1 < IN_ROWS)
+                load_row<VEC>(next, in, base + (r + 1) * p.Wi * p.C, col_ok,
+                              inside(hi0 + r + 1, p.Hi), p.C);
 #pragma unroll
             for (int o = 0; o < ROWS; ++o) {
                 const int ky = r - o; // the filter row input row r is for output row o
@@ -374,11 +359,6 @@ template <class Cfg, int CPG, int KS> GCONV_DEVICE void sliding_rows(const ConvP
                     }
                 }
             }
-        };
-#pragma unroll 1
-        for (int r = 0; r < IN_ROWS; r += AHEAD) {
-            row_step(r, rows_a);
-            if (AHEAD == 2 && r + 1 < IN_ROWS) row_step(r + 1, rows_b);
         }
     }
     T* out = static_cast<T*>(p.out);
