@@ -1,5 +1,5 @@
 // The pool of every shipped config on every architecture: hundreds of kernels on sm_90 and
-// gfx950 (a few dozen at most for the direct pipeline's *_direct.json; the NVIDIA-only
+// gfx950 (at most about a hundred for the direct pipeline's *_direct.json; the NVIDIA-only
 // *_direct_mma.json none on AMD), and exactly the counts the README's table states.
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
@@ -79,7 +79,7 @@ private slots:
             }
             for (const char* arch : {"sm_90", "gfx950"}) {
                 const auto n = enumerate_pool(traits, specs.get(arch), specs).kernels.size();
-                QVERIFY2(direct ? n >= 1 && n <= 30 : n >= 100 && n < 5000,
+                QVERIFY2(direct ? n >= 1 && n <= 120 : n >= 100 && n < 5000,
                          qPrintable(QString("%1 on %2: %3 kernels").arg(f, arch).arg(n)));
             }
         }
