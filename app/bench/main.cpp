@@ -443,11 +443,11 @@ struct Sweep {
         options.gpus = benchmark_slots(devices, output);
         options.batches_per_worker =
             std::size_t(cli.get_int("--batches-per-worker", 0, 0, 1 << 30));
+        const int warp_size = specs.get(arch).warp_size;
         std::optional<EarlyWorkers> early;
         std::vector<bool> preload_wanted(configs.size(), false); // a cell will run it
         std::vector<WorkerKernel> to_preload;
         if (!cli.has("--build-only") && options.batches_per_worker != 1 && !cells.empty()) {
-            const int warp_size = specs.get(arch).warp_size;
             for (const BenchCell& cell : cells)
                 if (!preload_wanted[cell.kernel] &&
                     is_supported(configs[cell.kernel], problems[cell.problem].problem, warp_size)
@@ -534,7 +534,6 @@ struct Sweep {
         options.early = early ? &*early : nullptr;
         options.kernel_timeout_s = cli.get_double("--kernel-timeout", 30.0, 0.01, 1e6);
         options.stop = &g_stop;
-        const int warp_size = specs.get(arch).warp_size;
         // With a baseline, one unsupported cell per problem still goes to the worker, which
         // times the baseline on it and reports the cell unsupported itself: shapes no kernel
         // runs get their vendor figure too.
