@@ -14,25 +14,32 @@ namespace gconv {
 bool is_direct(const KernelConfig& config);
 // Channel lanes of a block: tile_n / vector_size_a (each lane owns one channel vector).
 int direct_channel_lanes(const KernelConfig& config);
-// forward: rows a pixel lane computes, tile_m / (pixel lanes x tile_k) (1, 2 or 4; 0 when
-// tile_m is not such a multiple); bwd_data and bwd_weight: 1 (0 unless tile_m is pixel lanes x
-// tile_k).
+// forward and bwd_data: rows a pixel lane computes, tile_m / (pixel lanes x tile_k) (1, 2 or 4;
+// 0 when tile_m is not such a multiple); bwd_weight: 1 (0 unless tile_m is pixel lanes x tile_k).
 int direct_rows(const KernelConfig& config, int warp_size = 32);
-// The filter size of the forward entry specialised for a problem: K for a depthwise K x K
-// filter (K = 3, 5, 7) with stride 1 and dilation 1 along H and W, else 0 (the generic entry).
-int direct_forward_filter(const KernelConfig& config, const Problem& problem);
-// The entry the launch plan runs: `gconv_direct_k<K>` for direct_forward_filter() = K, else
-// the generic kernel_entry_name(). Every forward direct module holds all of them.
+// The filter size of the entry specialised for a problem: K for a depthwise K x K filter
+// (K = 3, 5, 7) with stride 1 and dilation 1 along H and W (bwd_data: stride 1 along D too;
+// bwd_weight: 2D, and direct_weight_strip_fits), else 0 (the generic entry).
+int direct_filter(const KernelConfig& config, const Problem& problem);
+// The entry the launch plan runs: `gconv_direct_k<K>` for direct_filter() = K, else the
+// generic kernel_entry_name(). Every direct module holds the entries its config can run.
 std::string direct_entry_name(const KernelConfig& config, const Problem& problem);
-inline constexpr int k_direct_forward_filters[] = {3, 5, 7};
+inline constexpr int k_direct_filters[] = {3, 5, 7};
 std::string direct_filter_entry_name(int filter);
+// bwd_weight's K x K entries (gconv_direct.h sliding_weight): a pixel lane reduces a strip of
+// k_direct_weight_strip output columns over tile_k / k_direct_weight_strip rows, with
+// K x K x vector fp32 sums in registers (at most k_direct_max_strip_accumulators).
+inline constexpr int k_direct_weight_strip = 4;
+inline constexpr int k_direct_max_strip_accumulators = 100;
+bool direct_weight_strip_fits(const KernelConfig& config, int filter);
 // The warp tile direct kernels take (the GEMM knob left at its derived default).
 Triple direct_warp_tile(DataType dtype);
 // bwd_weight: taps of one filter row a thread accumulates together (X when X is 3, 5 or 7 and
 // X * vector * C/G <= 64, else 1); gconv_direct.h's row_taps() is the same formula.
 int64_t direct_row_taps(const KernelConfig& config, const Problem& problem);
 // Dynamic shared memory of a direct kernel on a problem: the fp32 filter slice
-// tile_n * Z*Y*X * C/G * 4 bytes for forward and bwd_data, none for bwd_weight.
+// tile_n * Z*Y*X * C/G * 4 bytes for forward and bwd_data; bwd_weight, the block's sums
+// K*K * tile_n * 4 bytes in a K x K entry, none in the generic one.
 std::size_t direct_shared_bytes(const KernelConfig& config, const Problem& problem);
 // Largest filter slice a direct kernel stages (the default per-block limit everywhere).
 inline constexpr std::size_t k_direct_max_shared = 48 * 1024;

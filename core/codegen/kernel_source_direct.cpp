@@ -37,14 +37,30 @@ std::string generate_direct_source(const KernelConfig& c) {
     write_entry_points(
         s, c, warps,
         {"gconv::direct::forward", "gconv::direct::bwd_data", "gconv::direct::bwd_weight"});
-    // Forward: one entry per specialised filter size besides the generic one, so each gets its
-    // own register allocation; the launch plan picks by problem (direct_entry_name).
-    if (c.variant == Variant::Forward)
-        for (int k : k_direct_forward_filters)
-            s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
-              << ", " << c.block_per_cu << ")\n"
-              << direct_filter_entry_name(k) << "(gconv::ConvParams p) {\n"
-              << "    gconv::direct::forward_filter<GconvConfig, " << k << ">(p);\n}\n";
+    // One entry per specialised filter size besides the generic one, so each gets its own
+    // register allocation; the launch plan picks by problem (direct_entry_name).
+    for (int k : k_direct_filters) {
+        const std::string name = direct_filter_entry_name(k);
+        const std::string head = "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " +
+                                 std::to_string(warps) + ", " + std::to_string(c.block_per_cu) +
+                                 ")\n" + name;
+        const std::string cfg = "<GconvConfig, " + std::to_string(k) + ">";
+        switch (c.variant) {
+        case Variant::Forward:
+            s << head << "(gconv::ConvParams p) {\n    gconv::direct::forward_filter" << cfg
+              << "(p);\n}\n";
+            break;
+        case Variant::BwdData:
+            s << head << "(gconv::ConvParams p, void* workspace) {\n    (void)workspace;\n"
+              << "    gconv::direct::bwd_data_filter" << cfg << "(p);\n}\n";
+            break;
+        case Variant::BwdWeight:
+            if (direct_weight_strip_fits(c, k))
+                s << head << "(gconv::ConvParams p, void* workspace) {\n"
+                  << "    gconv::direct::bwd_weight_filter" << cfg << "(p, workspace);\n}\n";
+            break;
+        }
+    }
     return s.str();
 }
 

@@ -35,16 +35,25 @@ int direct_rows(const KernelConfig& c, int warp_size) {
     const int64_t per_row = int64_t{threads_of(c, warp_size) / direct_channel_lanes(c)} * c.tile_k;
     if (per_row <= 0 || c.tile_m % per_row != 0) return 0;
     const int64_t rows = c.tile_m / per_row;
-    if (c.variant != Variant::Forward) return rows == 1 ? 1 : 0;
+    if (c.variant == Variant::BwdWeight) return rows == 1 ? 1 : 0;
     return rows == 1 || rows == 2 || rows == 4 ? static_cast<int>(rows) : 0;
 }
 
-int direct_forward_filter(const KernelConfig& c, const Problem& p) {
-    if (c.variant != Variant::Forward || p.c_per_group() != 1 || p.k_per_group() != 1) return 0;
+bool direct_weight_strip_fits(const KernelConfig& c, int filter) {
+    return c.variant == Variant::BwdWeight && c.ndim_spatial == 2 &&
+           c.tile_k % k_direct_weight_strip == 0 &&
+           filter * filter * c.vector_size_a <= k_direct_max_strip_accumulators;
+}
+
+int direct_filter(const KernelConfig& c, const Problem& p) {
+    if (p.c_per_group() != 1 || p.k_per_group() != 1) return 0;
     if (p.X != p.Y || p.stride_h != 1 || p.stride_w != 1 || p.dilation_h != 1 || p.dilation_w != 1)
         return 0;
-    for (int k : k_direct_forward_filters)
-        if (p.X == k) return k;
+    // bwd_data turns into a forward walk over dOut only with stride 1 along D as well.
+    if (c.variant == Variant::BwdData && p.stride_d != 1) return 0;
+    for (int k : k_direct_filters)
+        if (p.X == k)
+            return c.variant != Variant::BwdWeight || direct_weight_strip_fits(c, k) ? k : 0;
     return 0;
 }
 
@@ -53,7 +62,7 @@ std::string direct_filter_entry_name(int filter) {
 }
 
 std::string direct_entry_name(const KernelConfig& c, const Problem& p) {
-    const int filter = direct_forward_filter(c, p);
+    const int filter = direct_filter(c, p);
     return filter > 0 ? direct_filter_entry_name(filter) : std::string(kernel_entry_name());
 }
 
@@ -67,7 +76,10 @@ int64_t direct_row_taps(const KernelConfig& c, const Problem& p) {
 }
 
 std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p) {
-    if (c.variant == Variant::BwdWeight) return 0;
+    if (c.variant == Variant::BwdWeight) {
+        const int64_t filter = direct_filter(c, p);
+        return static_cast<std::size_t>(filter * filter * c.tile_n * 4);
+    }
     return static_cast<std::size_t>(int64_t{c.tile_n} * p.Z * p.Y * p.X * p.c_per_group() * 4);
 }
 
@@ -90,6 +102,12 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
             ceil_div(p.N * p.Di * ceil_div(p.Hi, rows) * ceil_div(p.Wi, c.tile_k), pixel_lanes);
         break;
     case Variant::BwdWeight: {
+        if (direct_filter(c, p) > 0) { // pixel lanes of tile_k / strip rows x strip columns
+            const int64_t band = c.tile_k / k_direct_weight_strip;
+            blocks_x = ceil_div(
+                p.N * ceil_div(p.Ho(), band) * ceil_div(p.Wo(), k_direct_weight_strip), pixel_lanes);
+            break;
+        }
         const int64_t rows = p.Z * p.Y * p.X / direct_row_taps(c, p);
         blocks_x = rows * ceil_div(p.N * p.Do() * p.Ho() * p.Wo(), c.tile_m);
         break;
@@ -127,7 +145,7 @@ SupportCheck check_direct(const KernelConfig& c, const Problem& p, int warp_size
     else if (c.tile_n % vec != 0 || threads % lanes != 0)
         r.fail("tile_n: ", c.tile_n, " / vector ", vec, " channel lanes must divide the ", threads,
                " threads");
-    else if (c.variant != Variant::Forward && int64_t{threads / lanes} * c.tile_k != c.tile_m)
+    else if (c.variant == Variant::BwdWeight && int64_t{threads / lanes} * c.tile_k != c.tile_m)
         r.fail("tile_m: ", c.tile_m, " is not pixel lanes x tile_k = ", threads / lanes, " x ",
                c.tile_k);
     else if (direct_rows(c, warp_size) == 0)

@@ -463,13 +463,13 @@ private:
             return;
         }
         const long long want = (long long)(threads / lanes) * c_.tile_k;
-        if (c_.variant != Variant::Forward && c_.tile_m != want)
+        if (c_.variant == Variant::BwdWeight && c_.tile_m != want)
             cull(Rule::Direct, "tile_m " + std::to_string(c_.tile_m) + " must be pixel lanes x " +
                                    "tile_k = " + std::to_string(threads / lanes) + " x " +
                                    std::to_string(c_.tile_k) + " = " + std::to_string(want));
-        // forward: a pixel lane computes tile_k pixels of 1, 2 or 4 rows.
+        // forward / bwd_data: a pixel lane computes tile_k pixels of 1, 2 or 4 rows.
         const int rows = direct_rows(c_, a_.warp_size);
-        if (c_.variant == Variant::Forward && rows == 0)
+        if (c_.variant != Variant::BwdWeight && rows == 0)
             cull(Rule::Direct, "tile_m " + std::to_string(c_.tile_m) + " must be pixel lanes x " +
                                    "tile_k x rows = " + std::to_string(threads / lanes) + " x " +
                                    std::to_string(c_.tile_k) + " x 1, 2 or 4");

@@ -7,14 +7,18 @@
 // Block: kTileN channels (kTileN / VEC channel lanes) x pixel lanes (the rest of the threads).
 //   forward / bwd_data: a pixel lane computes kTileK consecutive output (forward) or input
 //     (bwd_data) pixels along W of ROWS consecutive rows (ROWS = kTileM / (pixel lanes x
-//     kTileK); 1 for bwd_data), fp32 accumulators in registers; the block's filter slice is staged
+//     kTileK)), fp32 accumulators in registers; the block's filter slice is staged
 //     once into shared memory as fp32 [tap][channel][cpg].
 //   forward, depthwise K x K (K = 3, 5, 7) with stride and dilation 1 along H and W: entries of
 //     their own (forward_filter, `gconv_direct_k<K>`), the filter size compile-time and each
 //     input row read once per thread into a sliding window of kTileK + K - 1 vectors in
 //     registers that serves every tap and every one of the ROWS output rows it feeds.
-//   bwd_weight: a block reduces kTileM output pixels (each pixel lane kTileK of them) for one
-//     filter row (z, y) and all its X taps (or a single tap when X is not 3, 5 or 7 or the
+//   bwd_data, the same K x K cases with stride 1 along D too: the forward window over dOut with
+//     the filter rotated by 180 degrees (sliding_rows<BWD>).
+//   bwd_weight, 2D depthwise K x K: sliding_weight (strips of kWeightStrip columns, every tap
+//     in registers, one atomic per (channel, tap) per block).
+//   bwd_weight otherwise: a block reduces kTileM output pixels (each pixel lane kTileK of
+//     them) for one filter row (z, y) and all its X taps (or a single tap when X is not 3, 5 or 7 or the
 //     accumulators would not fit), reduces across the pixel lanes of each warp by shuffles and
 //     adds its fp32 partial sums atomically into dW (fp32) or the zeroed fp32 workspace that
 //     bwd_weight::finish converts.
@@ -22,8 +26,9 @@
 // (coordinate + pad - tap * dilation) is a multiple of the stride (a per-tap test).
 // Grid (codegen/direct_plan.h computes the same): forward x = ceil(N*Do*ceil(Ho/ROWS)*
 // ceil(Wo/kTileK) / pixel lanes) for every forward entry, bwd_data the same over
-// N*Di*Hi*ceil(Wi/kTileK), bwd_weight x = filter rows *
-// ceil(N*Do*Ho*Wo / kTileM); y = ceil(C / kTileN). Offsets are 32-bit (is_supported checks).
+// N*Di*ceil(Hi/ROWS)*ceil(Wi/kTileK), bwd_weight x = filter rows * ceil(N*Do*Ho*Wo / kTileM)
+// (sliding_weight: its own, see there); y = ceil(C / kTileN). Offsets are 32-bit
+// (is_supported checks).
 // ConvParams as for the GEMM kernels: forward writes out, bwd_data writes in, bwd_weight wei.
 #include "gconv_arch.h"
 #include "gconv_convert.h"
@@ -48,7 +53,7 @@ template <class Cfg> struct Shape {
     static constexpr int PIX = Cfg::kTileK;
     static constexpr int TM = Cfg::kTileM;
     static constexpr bool NDIM3 = Cfg::kNdim == 3;
-    // forward: output rows a pixel lane computes; bwd_data and bwd_weight keep 1 (the rules).
+    // forward / bwd_data: destination rows a pixel lane computes; bwd_weight keeps 1 (the rules).
     static constexpr int ROWS = TM / (PL * PIX);
     static_assert(CL >= 1 && CL * VEC == TN, "tile_n must be a multiple of the vector");
     static_assert(THREADS % CL == 0, "the channel lanes must divide the block");
@@ -149,19 +154,23 @@ GCONV_DEVICE bool tap_source(int o, int k, int pad, int dilation, int stride, in
 // j is the channel the thread accumulates and r the reduced one (c for forward: w[ch, tap, r];
 // k for bwd_data: w[(g, r), tap, c] for ch = (g, c)). Channels past C read zeros. TAPS > 0 is
 // the tap count known at compile time (the divisions become multiplications), 0 reads `taps`.
-template <class Cfg, int CPG, bool TRANSPOSE, int TAPS = 0>
+// FLIP stores tap t at taps - 1 - t: the filter rotated by 180 degrees (every spatial axis
+// reversed), which turns a stride-1 bwd_data into a forward convolution of dOut.
+template <class Cfg, int CPG, bool TRANSPOSE, int TAPS = 0, bool FLIP = false>
 GCONV_DEVICE void stage_filter(const ConvParams& p, float* ws, int ch0, int taps) {
     typedef Shape<Cfg> S;
     const typename S::T* w = static_cast<const typename S::T*>(p.wei);
-    const int per_channel = (TAPS > 0 ? TAPS : taps) * CPG;
+    const int tap_count = TAPS > 0 ? TAPS : taps;
+    const int per_channel = tap_count * CPG;
     const int count = S::TN * per_channel;
     const int present = (p.C - ch0) * per_channel;
     for (int e = static_cast<int>(threadIdx.x); e < count; e += S::THREADS) {
         // e walks the slice in GKZYXC order: [group][k][tap][c] = [channel (g, k)][tap][c].
         const int row = e / per_channel; // (g, k) relative to ch0
         const int rem = e - row * per_channel;
-        const int tap = rem / CPG;
-        const int c = rem - tap * CPG;
+        const int stored = rem / CPG;
+        const int c = rem - stored * CPG;
+        const int tap = FLIP ? tap_count - 1 - stored : stored;
         const float v = e < present ? to_float(w[ch0 * per_channel + e]) : 0.0f;
         if constexpr (TRANSPOSE) {
             const int k = row % CPG, gbase = row - k; // thread channel (g, c), reduced k
@@ -268,15 +277,19 @@ template <class Cfg, int CPG, bool BWD> GCONV_DEVICE void gather(const ConvParam
     }
 }
 
-// Forward with C/G = CPG, stride 1 and dilation 1 along H and W, a KS x KS filter (3D: any Z,
-// stride_d, dilation_d, the planes in a run-time loop). A pixel lane computes ROWS x PIX output
-// pixels of VEC channels: it reads each of the ROWS + KS - 1 input rows they need once, as a
-// window of PIX + KS - 1 vectors, and every tap of every output row that row feeds takes its
-// inputs from the window in registers (PIX + KS - 1 loads per row instead of PIX x KS, and
-// ROWS + KS - 1 rows instead of ROWS x KS). The loops over rows, taps and pixels are unrolled
-// and the loads are predicated rather than branched around, so the compiler can issue a row's
-// loads ahead of the previous row's FMAs.
-template <class Cfg, int CPG, int KS> GCONV_DEVICE void sliding_rows(const ConvParams& p) {
+// Forward (BWD false) with C/G = CPG, stride 1 and dilation 1 along H and W, a KS x KS filter
+// (3D: any Z, stride_d, dilation_d, the planes in a run-time loop). A pixel lane computes ROWS x
+// PIX destination pixels of VEC channels: it reads each of the ROWS + KS - 1 source rows they
+// need once, as a window of PIX + KS - 1 vectors, and every tap of every destination row that
+// row feeds takes its inputs from the window in registers (PIX + KS - 1 loads per row instead of
+// PIX x KS, and ROWS + KS - 1 rows instead of ROWS x KS). The loops over rows, taps and pixels
+// are unrolled and the loads are predicated rather than branched around, so the compiler can
+// issue a row's loads ahead of the previous row's FMAs.
+// bwd_data (BWD true, stride 1 along every axis) is the same walk over dOut: with stride 1,
+// dIn[i] = sum_t dOut[i + pad - t * dil] * w[t] is a forward convolution of dOut with the
+// filter rotated by 180 degrees (staged flipped) and the pad (taps - 1) * dil - pad.
+template <class Cfg, int CPG, int KS, bool BWD = false>
+GCONV_DEVICE void sliding_rows(const ConvParams& p) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
     constexpr int VEC = S::VEC, PIX = S::PIX, ROWS = S::ROWS;
@@ -285,30 +298,38 @@ template <class Cfg, int CPG, int KS> GCONV_DEVICE void sliding_rows(const ConvP
     float* ws = reinterpret_cast<float*>(gconv_dynamic_smem);
     const int ch0 = static_cast<int>(blockIdx.y) * S::TN;
     if constexpr (S::NDIM3)
-        stage_filter<Cfg, CPG, false>(p, ws, ch0, p.Z * PLANE);
+        stage_filter<Cfg, CPG, BWD, 0, BWD>(p, ws, ch0, p.Z * PLANE);
     else
-        stage_filter<Cfg, CPG, false, PLANE>(p, ws, ch0, PLANE);
+        stage_filter<Cfg, CPG, BWD, PLANE, BWD>(p, ws, ch0, PLANE);
     arch::barrier();
+
+    // Source (read) and destination (written) extents and the pads that map one onto the other.
+    const int sD = BWD ? p.Do : p.Di, sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
+    const int dD = BWD ? p.Di : p.Do, dH = BWD ? p.Hi : p.Ho, dW = BWD ? p.Wi : p.Wo;
+    const int pad_h = BWD ? KS - 1 - p.pad_h : p.pad_h;
+    const int pad_w = BWD ? KS - 1 - p.pad_w : p.pad_w;
+    const int pad_d = BWD ? (p.Z - 1) * p.dilation_d - p.pad_d : p.pad_d;
+    const int stride_d = BWD ? 1 : p.stride_d;
 
     const int cl = static_cast<int>(threadIdx.x) % S::CL;
     const int pl = static_cast<int>(threadIdx.x) / S::CL;
     const int ch = ch0 + cl * VEC;
-    const int strips = (p.Wo + PIX - 1) / PIX;
-    const int bands = (p.Ho + ROWS - 1) / ROWS;
+    const int strips = (dW + PIX - 1) / PIX;
+    const int bands = (dH + ROWS - 1) / ROWS;
     const int strip = static_cast<int>(blockIdx.x) * S::PL + pl;
-    if (ch >= p.C || strip >= p.N * p.Do * bands * strips) return;
+    if (ch >= p.C || strip >= p.N * dD * bands * strips) return;
     const int w0 = (strip % strips) * PIX;
     int row = strip / strips;
     const int h0 = (row % bands) * ROWS;
     row /= bands;
-    const int d = S::NDIM3 ? row % p.Do : 0;
-    const int n = S::NDIM3 ? row / p.Do : row;
+    const int d = S::NDIM3 ? row % dD : 0;
+    const int n = S::NDIM3 ? row / dD : row;
 
-    const T* in = static_cast<const T*>(p.in);
-    const int wi0 = w0 - p.pad_w, hi0 = h0 - p.pad_h;
+    const T* src = static_cast<const T*>(BWD ? p.out : p.in);
+    const int wi0 = w0 - pad_w, hi0 = h0 - pad_h;
     bool col_ok[WIN];
 #pragma unroll
-    for (int i = 0; i < WIN; ++i) col_ok[i] = inside(wi0 + i, p.Wi);
+    for (int i = 0; i < WIN; ++i) col_ok[i] = inside(wi0 + i, sW);
     float acc[ROWS][PIX][VEC];
 #pragma unroll
     for (int o = 0; o < ROWS; ++o)
@@ -320,28 +341,28 @@ template <class Cfg, int CPG, int KS> GCONV_DEVICE void sliding_rows(const ConvP
     for (int z = 0; z < (S::NDIM3 ? p.Z : 1); ++z) {
         int sd = 0;
         if constexpr (S::NDIM3) {
-            sd = d * p.stride_d - p.pad_d + z * p.dilation_d;
-            if (!inside(sd, p.Di)) continue;
+            sd = d * stride_d - pad_d + z * p.dilation_d;
+            if (!inside(sd, sD)) continue;
         }
-        // Element offset of (n, sd, hi0, wi0, ch); row r, column i add (r * Wi + i) * C.
-        const int base = (((n * p.Di + sd) * p.Hi + hi0) * p.Wi + wi0) * p.C + ch;
+        // Element offset of (n, sd, hi0, wi0, ch); row r, column i add (r * sW + i) * C.
+        const int base = (((n * sD + sd) * sH + hi0) * sW + wi0) * p.C + ch;
         const float* wz = ws + (z * PLANE * S::TN + cl * VEC) * CPG;
         // Row r + 1 is loaded (raw, as stored) before row r's FMAs: one row in flight per
         // thread. A fully unrolled row loop would let the compiler hoist every row's loads
         // and spill; the loop over rows stays a loop.
         Raw<BYTES> next[WIN];
-        load_row<VEC>(next, in, base, col_ok, inside(hi0, p.Hi), p.C);
+        load_row<VEC>(next, src, base, col_ok, inside(hi0, sH), p.C);
 #pragma unroll 1
         for (int r = 0; r < IN_ROWS; ++r) {
             float win[WIN][VEC];
 #pragma unroll
             for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], next[i]);
             if (r + 1 < IN_ROWS)
-                load_row<VEC>(next, in, base + (r + 1) * p.Wi * p.C, col_ok,
-                              inside(hi0 + r + 1, p.Hi), p.C);
+                load_row<VEC>(next, src, base + (r + 1) * sW * p.C, col_ok,
+                              inside(hi0 + r + 1, sH), p.C);
 #pragma unroll
             for (int o = 0; o < ROWS; ++o) {
-                const int ky = r - o; // the filter row input row r is for output row o
+                const int ky = r - o; // the filter row source row r is for destination row o
                 if (ky < 0 || ky >= KS) continue;
                 const float* wrow = wz + ky * KS * S::TN * CPG;
 #pragma unroll
@@ -361,14 +382,14 @@ template <class Cfg, int CPG, int KS> GCONV_DEVICE void sliding_rows(const ConvP
             }
         }
     }
-    T* out = static_cast<T*>(p.out);
+    T* dst = static_cast<T*>(BWD ? const_cast<void*>(p.in) : p.out);
 #pragma unroll
     for (int o = 0; o < ROWS; ++o) {
-        if (h0 + o >= p.Ho) break;
-        T* dst_row = out + (((n * p.Do + d) * p.Ho + h0 + o) * p.Wo + w0) * p.C + ch;
+        if (h0 + o >= dH) break;
+        T* dst_row = dst + (((n * dD + d) * dH + h0 + o) * dW + w0) * p.C + ch;
 #pragma unroll
         for (int i = 0; i < PIX; ++i)
-            if (w0 + i < p.Wo) store_vec<VEC>(dst_row + i * p.C, acc[o][i]);
+            if (w0 + i < dW) store_vec<VEC>(dst_row + i * p.C, acc[o][i]);
     }
 }
 
@@ -494,6 +515,134 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
     }
 }
 
+// bwd_weight, depthwise (C/G = 1), 2D, stride 1 and dilation 1 along H and W, a KS x KS filter
+// (the entry `gconv_direct_k<KS>` of a bwd_weight module). A pixel lane reduces a strip of
+// kWeightStrip output columns over BAND = kTileK / kWeightStrip consecutive output rows: per
+// row it reads the strip's dOut vectors once and, for each filter row, one window of
+// kWeightStrip + KS - 1 input vectors (the thread's own earlier reads of that input row are
+// L1 hits), and accumulates every tap of its VEC channels in registers. dOut and In cross
+// DRAM about once, against once per filter row (and the input once per tap through L1) in
+// reduce_weight. The block then sums its pixel lanes (shuffles within a warp, shared memory
+// across warps, one warp after another: no shared atomics) and adds KS x KS x kTileN sums
+// atomically, one per (channel, tap) per block. Grid (direct_plan.cpp): x = ceil(N *
+// ceil(Ho / BAND) * ceil(Wo / kWeightStrip) / pixel lanes), y = ceil(C / kTileN); dynamic
+// shared memory KS x KS x kTileN fp32.
+constexpr int kWeightStrip = 4;
+constexpr int kMaxStripAccumulators = 100;
+template <class Cfg, int KS> struct WeightStripFits {
+    static constexpr bool value = Cfg::kNdim == 2 && Cfg::kTileK % kWeightStrip == 0 &&
+                                  KS * KS * Cfg::kVec <= kMaxStripAccumulators;
+};
+
+template <class Cfg, int KS>
+GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
+    typedef Shape<Cfg> S;
+    typedef typename S::T T;
+    static_assert(WeightStripFits<Cfg, KS>::value, "the launch plan picks fitting entries only");
+    constexpr int VEC = S::VEC, SW = kWeightStrip, BAND = S::PIX / SW, WIN = SW + KS - 1;
+    constexpr int TAPS = KS * KS, WARP = GCONV_WARP_SIZE;
+    constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
+    const int tid = static_cast<int>(threadIdx.x);
+    const int cl = tid % S::CL, pl = tid / S::CL;
+    const int ch0 = static_cast<int>(blockIdx.y) * S::TN;
+    const int ch = ch0 + cl * VEC;
+    const int strips = (p.Wo + SW - 1) / SW;
+    const int bands = (p.Ho + BAND - 1) / BAND;
+    const int strip = static_cast<int>(blockIdx.x) * S::PL + pl;
+
+    float acc[TAPS][VEC];
+#pragma unroll
+    for (int t = 0; t < TAPS; ++t)
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) acc[t][j] = 0.0f;
+
+    // Lanes past the image or the channels keep zero sums: every thread reaches the barriers.
+    if (ch < p.C && strip < p.N * bands * strips) {
+        const int w0 = (strip % strips) * SW;
+        const int row = strip / strips;
+        const int h0 = (row % bands) * BAND;
+        const int n = row / bands;
+        const T* in = static_cast<const T*>(p.in);
+        const T* dout = static_cast<const T*>(p.out) + ((n * p.Ho + h0) * p.Wo + w0) * p.C + ch;
+        const int wi0 = w0 - p.pad_w;
+        bool col_ok[WIN];
+#pragma unroll
+        for (int i = 0; i < WIN; ++i) col_ok[i] = inside(wi0 + i, p.Wi);
+        bool out_ok[SW];
+#pragma unroll
+        for (int i = 0; i < SW; ++i) out_ok[i] = w0 + i < p.Wo;
+        // Element offset of (n, h0 - pad_h, wi0, ch); input row r of the band adds r * Wi * C.
+        const int base = ((n * p.Hi + h0 - p.pad_h) * p.Wi + wi0) * p.C + ch;
+        const int rows = p.Ho - h0 < BAND ? p.Ho - h0 : BAND;
+#pragma unroll 1
+        for (int r = 0; r < rows; ++r) {
+            float g[SW][VEC];
+#pragma unroll
+            for (int i = 0; i < SW; ++i) {
+                if (out_ok[i]) {
+                    load_vec<VEC>(g[i], dout + (r * p.Wo + i) * p.C);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < VEC; ++j) g[i][j] = 0.0f;
+                }
+            }
+#pragma unroll
+            for (int ky = 0; ky < KS; ++ky) {
+                Raw<BYTES> raw[WIN];
+                load_row<VEC>(raw, in, base + (r + ky) * p.Wi * p.C, col_ok,
+                              inside(h0 + r + ky - p.pad_h, p.Hi), p.C);
+                float win[WIN][VEC];
+#pragma unroll
+                for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], raw[i]);
+#pragma unroll
+                for (int kx = 0; kx < KS; ++kx)
+#pragma unroll
+                    for (int i = 0; i < SW; ++i)
+#pragma unroll
+                        for (int j = 0; j < VEC; ++j)
+                            acc[ky * KS + kx][j] += g[i][j] * win[i + kx][j];
+            }
+        }
+    }
+
+    // Pixel lanes of one warp that share a channel vector sit CL lanes apart.
+    if constexpr (S::CL < WARP) {
+#pragma unroll
+        for (int m = S::CL; m < WARP; m *= 2)
+#pragma unroll
+            for (int t = 0; t < TAPS; ++t)
+#pragma unroll
+                for (int j = 0; j < VEC; ++j) acc[t][j] += shuffle_xor(acc[t][j], m);
+    }
+    // Across warps: the first pixel lane of each warp adds its sums into sum[tap][channel],
+    // one warp (round) after another.
+    constexpr int PW = S::CL < WARP ? WARP / S::CL : 1; // pixel lanes per warp
+    constexpr int ROUNDS = S::PL / PW;
+    float* sum = reinterpret_cast<float*>(gconv_dynamic_smem);
+#pragma unroll 1
+    for (int round = 0; round < ROUNDS; ++round) {
+        if (pl % PW == 0 && pl / PW == round) {
+#pragma unroll
+            for (int t = 0; t < TAPS; ++t)
+#pragma unroll
+                for (int j = 0; j < VEC; ++j) {
+                    float* dst = sum + t * S::TN + cl * VEC + j;
+                    *dst = round == 0 ? acc[t][j] : *dst + acc[t][j];
+                }
+        }
+        arch::barrier();
+    }
+    // dW (or its fp32 workspace) holds channel ch's taps contiguously: the block's slice is
+    // TN x TAPS consecutive floats from ch0 * TAPS on.
+    const bool to_workspace = Cfg::kDType != 2;
+    float* dw = static_cast<float*>(to_workspace ? workspace : const_cast<void*>(p.wei));
+    const int present = (p.C - ch0 < S::TN ? p.C - ch0 : S::TN) * TAPS;
+    for (int e = tid; e < present; e += S::THREADS) {
+        const int c = e / TAPS, t = e - c * TAPS;
+        arch::atomic_add(dw + ch0 * TAPS + e, sum[t * S::TN + c]);
+    }
+}
+
 // Dispatch over the problem's C/G (a power of two up to the vector, is_supported checks).
 template <class Cfg, template <class, int> class Body, typename... Args>
 GCONV_DEVICE void by_cpg(int cpg, Args... args) {
@@ -537,13 +686,24 @@ template <class Cfg, int CPG> struct BwdWeight {
 template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
     by_cpg<Cfg, Forward>(p.c_per_group, p);
 }
-// The entry `gconv_direct_k<KS>`: depthwise forward with a KS x KS filter, stride 1 and dilation
-// 1 along H and W (the launch plan picks it for such problems only: direct_forward_filter()).
+// The entries `gconv_direct_k<KS>`: depthwise with a KS x KS filter, stride 1 and dilation 1
+// along H and W; bwd_data also stride 1 along D, bwd_weight 2D only (the launch plan picks them
+// for such problems only: direct_filter()).
 template <class Cfg, int KS> GCONV_DEVICE void forward_filter(const ConvParams& p) {
     if constexpr (SlidingFits<Cfg, KS>::value)
         sliding_rows<Cfg, 1, KS>(p);
     else
         gather<Cfg, 1, false>(p);
+}
+template <class Cfg, int KS> GCONV_DEVICE void bwd_data_filter(const ConvParams& p) {
+    if constexpr (SlidingFits<Cfg, KS>::value)
+        sliding_rows<Cfg, 1, KS, true>(p);
+    else
+        gather<Cfg, 1, true>(p);
+}
+template <class Cfg, int KS>
+GCONV_DEVICE void bwd_weight_filter(const ConvParams& p, void* workspace) {
+    sliding_weight<Cfg, KS>(p, workspace);
 }
 template <class Cfg> GCONV_DEVICE void bwd_data(const ConvParams& p) {
     by_cpg<Cfg, BwdData>(p.c_per_group, p);

@@ -104,14 +104,18 @@ private slots:
         c.tile_k = 4; // 2 rows
         QCOMPARE(direct_rows(c), 2);
         QVERIFY(rules_of(c).empty());
-        // Rows are a forward knob: bwd_data computes one row, bwd_weight's tile_m is the
-        // reduction depth.
-        for (Variant v : {Variant::BwdData, Variant::BwdWeight}) {
-            KernelConfig b = direct_base(v);
-            b.tile_m = 128;
-            QVERIFY(joined(rules_of(b)).contains("tile_m"));
-            QVERIFY(!is_supported(b, depthwise(64, 14, 3)).ok);
-        }
+        // bwd_data computes rows too; bwd_weight's tile_m is the reduction depth, one row.
+        KernelConfig data = direct_base(Variant::BwdData);
+        data.tile_m = 128;
+        QVERIFY2(rules_of(data).empty(), qPrintable(joined(rules_of(data))));
+        QCOMPARE(direct_rows(data), 2);
+        QVERIFY(is_supported(data, depthwise(64, 14, 3)).ok);
+        data.tile_m = 96;
+        QVERIFY(joined(rules_of(data)).contains("tile_m"));
+        KernelConfig weight = direct_base(Variant::BwdWeight);
+        weight.tile_m = 128;
+        QVERIFY(joined(rules_of(weight)).contains("tile_m"));
+        QVERIFY(!is_supported(weight, depthwise(64, 14, 3)).ok);
     }
 
     void forward_entries_follow_the_filter() {
@@ -138,21 +142,75 @@ private slots:
         Problem grouped = depthwise(128, hw, 3);
         grouped.G = 32; // C/G = 4
         QCOMPARE(entry(grouped), generic);
-        // bwd_data shares the gather code but has one entry.
-        QCOMPARE(
-            QString::fromStdString(plan_sequence(direct_base(Variant::BwdData), depthwise(c, hw, 3))
-                                       .steps.back()
-                                       .kernel.entry),
-            generic);
         // Every entry a plan may name is in the module.
         const std::string source = generate_kernel_source(k);
-        for (int f : k_direct_forward_filters)
+        for (int f : k_direct_filters)
             QVERIFY(source.find(direct_filter_entry_name(f) + "(gconv::ConvParams p)") !=
                     std::string::npos);
         QVERIFY(source.find(std::string(kernel_entry_name()) + "(gconv::ConvParams p)") !=
                 std::string::npos);
-        QVERIFY(generate_kernel_source(direct_base(Variant::BwdData)).find("gconv_direct_k") ==
-                std::string::npos);
+    }
+
+    // bwd_data runs the forward window over dOut where every stride is 1 (D included).
+    void bwd_data_entries_follow_the_filter_and_stride() {
+        auto* rng = QRandomGenerator::global();
+        const int64_t c = 8 * (1 + rng->bounded(40)), hw = 8 + rng->bounded(30);
+        const KernelConfig k = direct_base(Variant::BwdData);
+        auto entry = [&](const Problem& p) {
+            return QString::fromStdString(plan_sequence(k, p).steps.back().kernel.entry);
+        };
+        const QString generic = QString::fromStdString(std::string(kernel_entry_name()));
+        for (int f : {3, 5, 7})
+            QCOMPARE(entry(depthwise(c, hw, f)), QString("gconv_direct_k%1").arg(f));
+        Problem strided = depthwise(c, hw, 3);
+        strided.stride_h = 2;
+        QCOMPARE(entry(strided), generic);
+        KernelConfig k3 = k;
+        k3.ndim_spatial = 3;
+        Problem vol = depthwise(c, hw, 3);
+        vol.ndim_spatial = 3, vol.Di = 6, vol.Z = 3, vol.pad_d = 1;
+        QCOMPARE(QString::fromStdString(plan_sequence(k3, vol).steps.back().kernel.entry),
+                 QString("gconv_direct_k3"));
+        vol.stride_d = 2;
+        QCOMPARE(QString::fromStdString(plan_sequence(k3, vol).steps.back().kernel.entry),
+                 generic);
+        const std::string source = generate_kernel_source(k);
+        for (int f : k_direct_filters)
+            QVERIFY(source.find(direct_filter_entry_name(f) + "(gconv::ConvParams p, void*") !=
+                    std::string::npos);
+    }
+
+    // bwd_weight's K x K entries exist where K x K x vector sums fit and tile_k is whole
+    // strips of 4 columns, 2D only; the module holds exactly the entries the plan can name.
+    void bwd_weight_entries_follow_the_filter_and_fit() {
+        auto* rng = QRandomGenerator::global();
+        const int64_t c = 8 * (1 + rng->bounded(40)), hw = 8 + rng->bounded(30);
+        const QString generic = QString::fromStdString(std::string(kernel_entry_name()));
+        for (int vec : {8, 4, 2})
+            for (int tile_k : {4, 2, 32}) {
+                KernelConfig k = direct_base(Variant::BwdWeight);
+                k.vector_size_a = k.vector_size_b = k.vector_size_c = vec;
+                k.tile_n = 8 * vec, k.tile_k = tile_k, k.tile_m = 16 * tile_k;
+                QVERIFY2(rules_of(k).empty(), qPrintable(joined(rules_of(k))));
+                const std::string source = generate_kernel_source(k);
+                for (int f : k_direct_filters) {
+                    const bool fits = tile_k % 4 == 0 && f * f * vec <= 100;
+                    QCOMPARE(direct_weight_strip_fits(k, f), fits);
+                    const LaunchSequence s = plan_sequence(k, depthwise(c, hw, f));
+                    QCOMPARE(QString::fromStdString(s.steps[1].kernel.entry),
+                             fits ? QString("gconv_direct_k%1").arg(f) : generic);
+                    QCOMPARE(source.find(direct_filter_entry_name(f) + "(") != std::string::npos,
+                             fits);
+                }
+            }
+        KernelConfig k3 = direct_base(Variant::BwdWeight);
+        k3.ndim_spatial = 3;
+        QVERIFY(generate_kernel_source(k3).find("gconv_direct_k") == std::string::npos);
+        Problem strided = depthwise(c, hw, 3);
+        strided.stride_w = 2;
+        QCOMPARE(QString::fromStdString(
+                     plan_sequence(direct_base(Variant::BwdWeight), strided).steps[1].kernel.entry),
+                 generic);
     }
 
     void names_are_unique_and_round_trip() {
@@ -179,9 +237,11 @@ private slots:
         Problem cpg3 = depthwise(24, hw, 3);
         cpg3.G = 8;
         QVERIFY(reason(cpg3).contains("whole groups"));
-        Problem wide = depthwise(c, hw, 3);
-        wide.G = c / 8 / 2 > 0 && c % 16 == 0 ? c / 16 : 1; // C/G >= 16 > vector 8
-        QVERIFY(reason(wide).contains("vector_size_a") || reason(wide).startsWith("K/G"));
+        // 16 channels per group, over the vector of 8 (C drawn as a multiple of 16 so the
+        // groups are whole and only the vector rule can refuse).
+        Problem wide = depthwise(16 * (1 + rng->bounded(20)), hw, 3);
+        wide.G = wide.C / 16;
+        QVERIFY2(reason(wide).contains("whole groups"), qPrintable(reason(wide)));
         QVERIFY(reason(depthwise(c + 4, hw, 3)).contains("does not divide C"));
         // A 31x31 depthwise filter over 64 channels stages 246 KB of fp32 weights.
         QVERIFY(reason(depthwise(64, 40, 31)).contains("shared memory"));
@@ -196,7 +256,7 @@ private slots:
             p.stride_h = p.stride_w = 1 + rng->bounded(2);
             for (int band : {1, 2, 4})
                 for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight}) {
-                    if (v != Variant::Forward && band > 1) continue;
+                    if (v == Variant::BwdWeight && band > 1) continue;
                     KernelConfig k = direct_base(v);
                     if (band == 4) k.tile_k = 2;
                     k.tile_m = 16 * k.tile_k * band;
@@ -206,7 +266,15 @@ private slots:
                     const int64_t w = v == Variant::BwdData ? p.Wi : p.Wo();
                     const int64_t h = v == Variant::BwdData ? p.Hi : p.Ho();
                     const int64_t rows = p.N * ((h + band - 1) / band) * band;
-                    if (v == Variant::BwdWeight) {
+                    if (v == Variant::BwdWeight && direct_filter(k, p) > 0) {
+                        // Strips of 4 columns over tile_k / 4 rows per pixel lane.
+                        const int64_t band = k.tile_k / 4, f = p.X;
+                        const int64_t strips = p.N * ((p.Ho() + band - 1) / band) *
+                                               ((p.Wo() + 3) / 4);
+                        QVERIFY(int64_t{plan.grid_x} * lanes >= strips);
+                        QVERIFY(int64_t(plan.grid_x - 1) * lanes < strips);
+                        QCOMPARE(plan.shared_bytes, std::size_t(f * f * k.tile_n * 4));
+                    } else if (v == Variant::BwdWeight) {
                         const int64_t taps = p.Y * p.X / direct_row_taps(k, p);
                         QVERIFY(int64_t{plan.grid_x} * k.tile_m >= taps * rows * w);
                         QCOMPARE(int64_t{plan.grid_x} % taps, 0);

@@ -1,8 +1,8 @@
 // The direct-convolution kernels (gconv_direct.h) of every direction, data type and spatial
 // rank, with each vector width, compile for sm_90 through hipRTC -> NVRTC and for gfx90a
 // through ROCm's hipRTC; forward also with two rows per thread (the sliding-window entries).
-// On sm_90 the forward filter entries keep their window in registers: no spills. No GPU is
-// needed.
+// On sm_90 the K x K filter entries keep their windows and sums in registers: no spills. No GPU
+// is needed.
 #include "codegen/direct_plan.h"
 #include "config/kernel_name.h"
 #include "jit/amd_hiprtc.h"
@@ -88,19 +88,28 @@ private slots:
         compile_all("gfx90a", 64, [&](const jit::CompileRequest& r) { return hiprtc.compile(r); });
     }
 
-    // ptxas's report of each forward entry: registers, and no local-memory spills in the
-    // sliding-window entries (an array indexed at run time or a window too large would spill).
-    void forward_filter_entries_do_not_spill() {
+    // ptxas's report of each K x K entry (forward, bwd_data, bwd_weight): registers, and no
+    // local-memory spills (an array indexed at run time or a window too large would spill).
+    void filter_entries_do_not_spill() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");
-        for (int rows : {1, 2}) {
-            KernelConfig c = direct_config(Variant::Forward, DataType::BF16, 2, 8, 32);
-            c.tile_m *= rows;
+        std::vector<KernelConfig> configs;
+        for (int rows : {1, 2})
+            for (Variant v : {Variant::Forward, Variant::BwdData}) {
+                KernelConfig c = direct_config(v, DataType::BF16, 2, 8, 32);
+                c.tile_m *= rows;
+                configs.push_back(c);
+            }
+        for (int vec : {8, 4, 2})
+            configs.push_back(direct_config(Variant::BwdWeight, DataType::BF16, 2, vec, 32));
+        int entries = 0;
+        for (const KernelConfig& c : configs) {
             auto request = jit::kernel_compile_request(c, "sm_90");
             request.options.push_back("--ptxas-options=-v");
             const auto result = jit::compile(request);
             QVERIFY2(result.ok, qPrintable(QString::fromStdString(jit::log_head(result.log, 12))));
-            for (int f : k_direct_forward_filters) {
+            for (int f : k_direct_filters) {
+                if (c.variant == Variant::BwdWeight && !direct_weight_strip_fits(c, f)) continue;
                 const std::string entry = direct_filter_entry_name(f);
                 const std::regex used(
                     "Function properties for " + entry +
@@ -110,11 +119,14 @@ private slots:
                 QVERIFY2(std::regex_search(result.log, m, used),
                          qPrintable(QString::fromStdString(entry + " not in the ptxas report:\n" +
                                                            jit::log_head(result.log, 40))));
-                qInfo("%s rows %d: %s registers, %s bytes spill stores", entry.c_str(), rows,
+                qInfo("%s: %s registers, %s bytes spill stores", kernel_name(c).c_str(),
                       m[3].str().c_str(), m[2].str().c_str());
                 QCOMPARE(m[2].str(), std::string("0"));
+                ++entries;
             }
         }
+        // forward and bwd_data 2 x 2 x 3; bwd_weight k3 at vector 8, k3 and k5 at 4, all at 2.
+        QCOMPARE(entries, 12 + 1 + 2 + 3);
     }
 
     void a_broken_direct_source_fails() {

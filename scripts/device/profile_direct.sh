@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Nsight Compute over one direct kernel on one baseline shape (carry .deps): the worker runs the
+# cell under `ncu --target-processes all` with the clocks as found; the report's speed-of-light,
+# memory, occupancy and warp-stall sections go to $OUT/<name>.ncu.txt.
+# usage: scripts/device/profile_direct.sh NAME VARIANT CONFIG FILTER LAYER [BASELINE_SET]
+#   e.g. profile_direct.sh fwd_dw144 forward configs/forward_direct.json \
+#          "c.tile_m == 64 and c.tile_n == 32 and c.vector_size_a == 4" baseline.mbv2_dw144
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+name=$1 variant=$2 config=$3 filter=$4 layer=$5 set=${6:-baseline_${2}_2d}
+[ -x "$bench" ] || build_tools "$out/build.log" gconv-bench gconv-worker
+problems=/tmp/profile_$name.json
+python3 - "$set" "$layer" "$problems" <<'PY'
+import json, sys
+src = json.load(open(f"bench/baselines/{sys.argv[1]}.json"))
+src["problems"] = [p for p in src["problems"] if p["layer"] == sys.argv[2]]
+src["key"] = "profile"
+assert src["problems"], f"no layer {sys.argv[2]} in {sys.argv[1]}"
+json.dump(src, open(sys.argv[3], "w"))
+PY
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+[ -n "$ncu" ] || { echo "profile_direct.sh: no ncu" >&2; exit 1; }
+# Skip the verification launch and warm-ups; profile one timed launch of the kernel itself.
+timeout 150 "$ncu" --target-processes all --clock-control none --kernel-name regex:'gconv_(direct|main)' \
+  --launch-skip 3 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+  --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
+  "$bench" --variant "$variant" --arch auto --progress none --config "$config" --filter "$filter" \
+  --max-kernels 1 --problems-file "$problems" --warmup 3 --repeat 3 --kernel-timeout 120 \
+  --output "/tmp/profile_$name.csv" > "$out/$name.ncu.txt" 2>&1
+echo "ncu $name: exit $?"
+grep -E "Duration|Memory Throughput|DRAM Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Theoretical Occupancy|Compute \(SM\)|Stall|Issued Warp|No Eligible|Eligible Warps" "$out/$name.ncu.txt" | head -40
