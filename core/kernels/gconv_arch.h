@@ -184,16 +184,6 @@ GCONV_DEVICE void mfma_16x16x16(float* d, const u32 (&a)[2], const u32 (&b)[2]) 
 }
 #endif
 
-// Asks L2 for the line holding p without waiting and without a register: more bytes in flight
-// than a thread's registers could hold (no-op where the ISA has no such hint).
-GCONV_DEVICE void prefetch_l2(const void* p) {
-#if defined(GCONV_NV)
-    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
-#else
-    (void)p;
-#endif
-}
-
 // fp32 add to global memory without a return value (split-K accumulation).
 GCONV_DEVICE void atomic_add(float* dst, float v) {
 #if defined(GCONV_NV)

@@ -156,16 +156,6 @@ GCONV_DEVICE bool tap_source(int o, int k, int pad, int dilation, int stride, in
 // the tap count known at compile time (the divisions become multiplications), 0 reads `taps`.
 // FLIP stores tap t at taps - 1 - t: the filter rotated by 180 degrees (every spatial axis
 // reversed), which turns a stride-1 bwd_data into a forward convolution of dOut.
-// The L2 prefetch of one window row (WIN vectors C apart from `base`, those inside the image).
-template <typename T, int WIN>
-GCONV_DEVICE void prefetch_row(const T* src, int base, const bool (&col_ok)[WIN], bool row_ok,
-                               int C) {
-    if (!row_ok) return;
-#pragma unroll
-    for (int i = 0; i < WIN; ++i)
-        if (col_ok[i]) arch::prefetch_l2(src + base + i * C);
-}
-
 template <class Cfg, int CPG, bool TRANSPOSE, int TAPS = 0, bool FLIP = false>
 GCONV_DEVICE void stage_filter(const ConvParams& p, float* ws, int ch0, int taps) {
     typedef Shape<Cfg> S;
@@ -357,11 +347,6 @@ GCONV_DEVICE void sliding_rows(const ConvParams& p) {
         // Element offset of (n, sd, hi0, wi0, ch); row r, column i add (r * sW + i) * C.
         const int base = (((n * sD + sd) * sH + hi0) * sW + wi0) * p.C + ch;
         const float* wz = ws + (z * PLANE * S::TN + cl * VEC) * CPG;
-        // Every source row of the plane is asked of L2 first (no registers held), so the
-        // thread's whole input is in flight while its first rows load.
-#pragma unroll 1
-        for (int r = 0; r < IN_ROWS; ++r)
-            prefetch_row(src, base + r * sW * p.C, col_ok, inside(hi0 + r, sH), p.C);
         // Row r + 1 is loaded (raw, as stored) before row r's FMAs: one row in flight per
         // thread. A fully unrolled row loop would let the compiler hoist every row's loads
         // and spill; the loop over rows stays a loop.
@@ -543,7 +528,6 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
 // ceil(Ho / BAND) * ceil(Wo / kWeightStrip) / pixel lanes), y = ceil(C / kTileN); dynamic
 // shared memory KS x KS x kTileN fp32.
 constexpr int kWeightStrip = 4;
-constexpr int kWeightAhead = 4;
 constexpr int kMaxStripAccumulators = 100;
 template <class Cfg, int KS> struct WeightStripFits {
     static constexpr bool value = Cfg::kNdim == 2 && Cfg::kTileK % kWeightStrip == 0 &&
@@ -590,24 +574,8 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
         // Element offset of (n, h0 - pad_h, wi0, ch); input row r of the band adds r * Wi * C.
         const int base = ((n * p.Hi + h0 - p.pad_h) * p.Wi + wi0) * p.C + ch;
         const int rows = p.Ho - h0 < BAND ? p.Ho - h0 : BAND;
-        // L2 prefetches kWeightAhead rows ahead (dOut row r + ahead and the input row it
-        // brings in), the first rows' all at once: bytes in flight without registers.
-        auto ask = [&](int r) {
-            if (r >= rows) return;
-#pragma unroll
-            for (int i = 0; i < SW; ++i)
-                if (out_ok[i]) arch::prefetch_l2(dout + (r * p.Wo + i) * p.C);
-            const int first = r == 0 ? 0 : KS - 1; // row 0 needs all KS input rows
-#pragma unroll 1
-            for (int ky = first; ky < KS; ++ky)
-                prefetch_row(in, base + (r + ky) * p.Wi * p.C, col_ok,
-                             inside(h0 + r + ky - p.pad_h, p.Hi), p.C);
-        };
-#pragma unroll 1
-        for (int r = 0; r < kWeightAhead; ++r) ask(r);
 #pragma unroll 1
         for (int r = 0; r < rows; ++r) {
-            ask(r + kWeightAhead);
             float g[SW][VEC];
 #pragma unroll
             for (int i = 0; i < SW; ++i) {
