@@ -517,12 +517,11 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
 
 // bwd_weight, depthwise (C/G = 1), 2D, stride 1 and dilation 1 along H and W, a KS x KS filter
 // (the entry `gconv_direct_k<KS>` of a bwd_weight module). A pixel lane reduces a strip of
-// kWeightStrip output columns over BAND = kTileK / kWeightStrip consecutive output rows: per
-// row it reads the strip's dOut vectors once and, for each filter row, one window of
-// kWeightStrip + KS - 1 input vectors (the thread's own earlier reads of that input row are
-// L1 hits), and accumulates every tap of its VEC channels in registers. dOut and In cross
-// DRAM about once, against once per filter row (and the input once per tap through L1) in
-// reduce_weight. The block then sums its pixel lanes (shuffles within a warp, shared memory
+// kWeightStrip output columns over BAND = kTileK / kWeightStrip consecutive output rows: it
+// reads each of the BAND + KS - 1 input rows once, as a window of kWeightStrip + KS - 1
+// vectors, and each dOut vector once into a ring of the last KS dOut rows, and accumulates
+// every tap of its VEC channels in registers. dOut and In cross DRAM about once, against once
+// per filter row (and the input once per tap through L1) in reduce_weight. The block then sums its pixel lanes (shuffles within a warp, shared memory
 // across warps, one warp after another: no shared atomics) and adds KS x KS x kTileN sums
 // atomically, one per (channel, tap) per block. Grid (direct_plan.cpp): x = ceil(N *
 // ceil(Ho / BAND) * ceil(Wo / kWeightStrip) / pixel lanes), y = ceil(C / kTileN); dynamic
@@ -571,36 +570,50 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
         bool out_ok[SW];
 #pragma unroll
         for (int i = 0; i < SW; ++i) out_ok[i] = w0 + i < p.Wo;
-        // Element offset of (n, h0 - pad_h, wi0, ch); input row r of the band adds r * Wi * C.
+        // Element offset of (n, h0 - pad_h, wi0, ch); input row q of the band adds q * Wi * C.
         const int base = ((n * p.Hi + h0 - p.pad_h) * p.Wi + wi0) * p.C + ch;
         const int rows = p.Ho - h0 < BAND ? p.Ho - h0 : BAND;
+        // The walk goes over input rows q = 0 .. rows + KS - 2, each loaded once: input row q
+        // meets dOut row q - ky at filter row ky, so the last KS dOut rows stay in a ring of
+        // registers (raw, as stored), dOut row r in slot r % KS. The loop steps KS rows with
+        // the KS steps unrolled, so every slot index is a compile-time constant.
+        Raw<BYTES> ring[KS][SW];
+        const int steps = rows + KS - 1;
 #pragma unroll 1
-        for (int r = 0; r < rows; ++r) {
-            float g[SW][VEC];
+        for (int q0 = 0; q0 < steps; q0 += KS) {
 #pragma unroll
-            for (int i = 0; i < SW; ++i) {
-                if (out_ok[i]) {
-                    load_vec<VEC>(g[i], dout + (r * p.Wo + i) * p.C);
-                } else {
+            for (int u = 0; u < KS; ++u) {
+                const int q = q0 + u;
+                if (q >= steps) break;
+                if (q < rows) {
 #pragma unroll
-                    for (int j = 0; j < VEC; ++j) g[i][j] = 0.0f;
+                    for (int i = 0; i < SW; ++i)
+                        ring[u][i] = out_ok[i] ? *reinterpret_cast<const Raw<BYTES>*>(
+                                                     dout + (q * p.Wo + i) * p.C)
+                                               : Raw<BYTES>::zero();
                 }
-            }
-#pragma unroll
-            for (int ky = 0; ky < KS; ++ky) {
                 Raw<BYTES> raw[WIN];
-                load_row<VEC>(raw, in, base + (r + ky) * p.Wi * p.C, col_ok,
-                              inside(h0 + r + ky - p.pad_h, p.Hi), p.C);
+                load_row<VEC>(raw, in, base + q * p.Wi * p.C, col_ok,
+                              inside(h0 - p.pad_h + q, p.Hi), p.C);
                 float win[WIN][VEC];
 #pragma unroll
                 for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], raw[i]);
 #pragma unroll
-                for (int kx = 0; kx < KS; ++kx)
+                for (int ky = 0; ky < KS; ++ky) {
+                    const int r = q - ky; // the dOut row this input row meets at filter row ky
+                    if (r < 0 || r >= rows) continue;
+                    const int slot = (u - ky + KS) % KS;
 #pragma unroll
-                    for (int i = 0; i < SW; ++i)
+                    for (int i = 0; i < SW; ++i) {
+                        float g[VEC];
+                        unpack_vec<VEC, T>(g, ring[slot][i]);
 #pragma unroll
-                        for (int j = 0; j < VEC; ++j)
-                            acc[ky * KS + kx][j] += g[i][j] * win[i + kx][j];
+                        for (int kx = 0; kx < KS; ++kx)
+#pragma unroll
+                            for (int j = 0; j < VEC; ++j)
+                                acc[ky * KS + kx][j] += g[j] * win[i + kx][j];
+                    }
+                }
             }
         }
     }
