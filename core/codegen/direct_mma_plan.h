@@ -17,6 +17,13 @@ int direct_mma_unit_channels(const KernelConfig& config);
 // The warp tile n a direct_mma kernel carries: its unit's output channels.
 int direct_mma_warp_tile_n(int c_per_group);
 
+// The forward convolution a direct_mma kernel computes: the problem itself for forward; for
+// bwd_data (stride 1 along H and W) the convolution of dOut that gives dIn: input Ho x Wo with
+// K channels, output Hi x Wi with C channels, pads (taps - 1) * dilation - pad, the filter
+// rotated by 180 degrees and transposed. gconv_direct_mma.h's bwd_data() builds the same view.
+// Geometry, shared memory and grids below are of the view.
+Problem direct_mma_view(const KernelConfig& config, const Problem& problem);
+
 // Per-problem block geometry; gconv_direct_mma.h's geometry() is the same formula.
 struct DirectMmaGeometry {
     int64_t tile_w = 0, tile_h = 0;   // output columns and rows of a block tile

@@ -31,7 +31,8 @@ std::string generate_direct_mma_source(const KernelConfig& c) {
     s << "};\n";
     s << "static_assert(GconvConfig::kPipeline == gconv::direct_mma::kPipelineCode, \"pipeline "
          "code\");\n\n";
-    write_entry_points(s, c, warps, {"gconv::direct_mma::forward", {}, {}});
+    write_entry_points(s, c, warps,
+                       {"gconv::direct_mma::forward", "gconv::direct_mma::bwd_data", {}});
     return s.str();
 }
 

@@ -360,8 +360,8 @@ private:
             if (bad) cull(Rule::DirectMma, what);
         };
         const KernelConfig d;
-        cull_if(c_.variant != Variant::Forward,
-                std::string(to_string(c_.variant)) + ": direct_mma kernels are forward only");
+        cull_if(c_.variant == Variant::BwdWeight,
+                "bwd_weight: direct_mma kernels are forward and (stride-1) bwd_data only");
         cull_if(c_.ndim_spatial != 2, "ndim_spatial " + std::to_string(c_.ndim_spatial) +
                                           ": the halo tile is 2D (direct_mma is 2d only)");
         cull_if(c_.dtype == DataType::FP32,

@@ -44,7 +44,7 @@ classes() {
     v=${set%_*}; d=${set##*_}
     case $v in
       forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_direct_mma forward_direct"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_direct" ;;
-      *) pools="$v ${v}_direct"; [ $d = 3d ] && pools="${v}_3d ${v}_direct" ;;
+      *) pools="$v ${v}_direct ${v}_direct_mma"; [ $d = 3d ] && pools="${v}_3d ${v}_direct" ;;
     esac
     for cfg in $pools; do
       [ -f configs/$cfg.json ] || continue

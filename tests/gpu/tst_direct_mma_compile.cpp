@@ -1,5 +1,5 @@
 // The tensor-core direct kernels (gconv_direct_mma.h) compile for sm_90 through NVRTC for every
-// group width they are built for, in bf16 and fp16, with one to four m16 fragments per item, with
+// group width they are built for, in bf16 and fp16 (bwd_data in bf16 too), with one to four m16 fragments per item, with
 // one and two halo buffers, and ptxas reports no spills. The pipeline is NVIDIA-only (ldmatrix,
 // mma.sync): the rules cull it on AMD, and the header refuses to compile there. No GPU is needed.
 #include "codegen/direct_mma_plan.h"
@@ -58,6 +58,28 @@ private slots:
                 }
         QCOMPARE(compiled, 40);
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+    }
+
+    // bwd_data shares the forward code through its view; its entry and the rotated, transposed
+    // filter staging compile for every staging shape (block-diagonal below C/G 8, rows above).
+    void sm90_bwd_data_kernels_compile_without_spills() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        const QRegularExpression spill("([1-9][0-9]*) bytes spill stores");
+        for (int cpg : {1, 4, 8, 32}) {
+            KernelConfig c = mma_config(DataType::BF16, cpg, 32);
+            c.variant = Variant::BwdData;
+            c.double_smem_buffer = cpg >= 8;
+            auto request = jit::kernel_compile_request(c, "sm_90");
+            request.options.push_back("--ptxas-options=-v");
+            const auto result = jit::compile(request);
+            const QString log = QString::fromStdString(result.log);
+            QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
+                     qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
+                                                       jit::log_head(result.log, 12))));
+            QVERIFY(request.source.find("gconv::direct_mma::bwd_data<GconvConfig>(p)") !=
+                    std::string::npos);
+        }
     }
 
     void a_broken_direct_mma_source_fails() {
