@@ -32,6 +32,10 @@ int direct_mma_warp_tile_n(int c_per_group) {
     return std::max(8, c_per_group);
 }
 
+std::string_view direct_mma_rotate_entry_name() {
+    return "gconv_rotate_filter";
+}
+
 Problem direct_mma_view(const KernelConfig& c, const Problem& p) {
     if (c.variant != Variant::BwdData) return p;
     Problem v = p;

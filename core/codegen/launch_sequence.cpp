@@ -1,5 +1,6 @@
 #include "codegen/launch_sequence.h"
 
+#include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/kernel_source.h"
 
@@ -64,6 +65,17 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
             // Every slice element is stored by its split (empty splits store zeros).
             seq.workspace_bytes = weight_f32 * static_cast<std::size_t>(c.split_k);
         }
+    }
+    // direct_mma bwd_data reads the filter rotated and transposed, which its first kernel
+    // writes into the workspace.
+    if (is_direct_mma(c) && c.variant == Variant::BwdData) {
+        const int64_t elems = p.weight_elements();
+        seq.workspace_bytes = static_cast<std::size_t>(elems) * element_bytes(c.dtype);
+        const unsigned blocks = static_cast<unsigned>(std::clamp<int64_t>(
+            (elems + k_direct_mma_rotate_threads - 1) / k_direct_mma_rotate_threads, 1,
+            k_direct_mma_rotate_max_blocks));
+        seq.steps.push_back(kernel_step(direct_mma_rotate_entry_name(), blocks, 1, 1,
+                                        k_direct_mma_rotate_threads, 0, true));
     }
     // Direct forward modules hold entries specialised by filter size; the problem picks one.
     const std::string entry =

@@ -121,17 +121,7 @@ GCONV_DEVICE void load_halo(const ConvParams& p, const Geometry& g, typename S::
 // offsets of the reduction's 8-channel halves (tap and channel part); and per padded tile pixel
 // its halo offset and (row << 16 | column) in the tile, -1 for padding rows. Rows go to
 // warps and columns to lanes, so no index needs a run-time division.
-// BWD (bwd_data through the forward view, see bwd_data()): the filter of view channel (g, c)
-// at tap t and reduced channel k is the stored w[(g, k)][taps - 1 - t][c], the kernel rotated
-// by 180 degrees with its two channel axes swapped; it is gathered element by element.
-template <class S, bool BWD>
-GCONV_DEVICE typename S::T rotated_weight(const typename S::T* w, int taps, int channel, int tap,
-                                          int k) {
-    const int g = channel / S::CPG, c = channel - g * S::CPG;
-    return w[((g * S::CPG + k) * taps + taps - 1 - tap) * S::CPG + c];
-}
-
-template <class S, bool BWD>
+template <class S>
 GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename S::T* ws, int* koff,
                                int* pix, int* rc, int ch0, int present) {
     typedef typename S::T T;
@@ -144,19 +134,7 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename 
         T* dst = ws + row * g.wstride;
         const T* src = w + (ch0 + row) * krr;
         const bool ok = row < present;
-        if constexpr (BWD) {
-            // [tap][k] for C/G >= 8; block-diagonal [tap][8 columns] below 8, as forward.
-            const int width = S::CPG % 8 == 0 ? S::CPG : 8;
-            const int rg = (row % 8) / S::CPG;
-            for (int e = lane; e < g.taps * width; e += GCONV_WARP_SIZE) {
-                const int tap = e / width, col = e - tap * width;
-                const bool same = S::CPG % 8 == 0 || col / S::CPG == rg;
-                dst[e] = ok && same ? rotated_weight<S, BWD>(w, g.taps, ch0 + row, tap,
-                                                              col % S::CPG)
-                                    : T{0};
-            }
-            for (int k = g.taps * width + lane; k < g.wstride; k += GCONV_WARP_SIZE) dst[k] = T{0};
-        } else if constexpr (S::CPG % 8 == 0) {
+        if constexpr (S::CPG % 8 == 0) {
             for (int v = lane; v < krr / 8; v += GCONV_WARP_SIZE)
                 arch::copy_async<16>(dst + v * 8,
                                      ok ? static_cast<const void*>(src + v * 8) : p.wei, ok);
@@ -323,7 +301,7 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Geometry& g,
 // A block walks tiles blockIdx.x, + gridDim.x, ... of its channel run (one tile without dsb).
 // With dsb the halo has two buffers and the copy of the next tile runs under the MMAs of this
 // one; the filter is staged once per block either way.
-template <class Cfg, bool BWD> GCONV_DEVICE void run(const ConvParams& p) {
+template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
     constexpr bool DSB = Cfg::kDoubleBuffer != 0;
@@ -343,7 +321,7 @@ template <class Cfg, bool BWD> GCONV_DEVICE void run(const ConvParams& p) {
 
     int tile = static_cast<int>(blockIdx.x);
     const int stride = static_cast<int>(gridDim.x);
-    stage_tables<S, BWD>(p, g, ws, koff, pix, rc, ch0, present);
+    stage_tables<S>(p, g, ws, koff, pix, rc, ch0, present);
     if (tile < tiles) load_halo<S>(p, g, halo0, tile, ch0, present);
     arch::async_commit();
     for (int i = 0; tile < tiles; tile += stride, ++i) {
@@ -367,24 +345,46 @@ template <class Cfg, bool BWD> GCONV_DEVICE void run(const ConvParams& p) {
 }
 
 template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
-    run<Cfg, false>(p);
+    run<Cfg>(p);
 }
 
 // bwd_data with stride 1 along H and W is a forward convolution of dOut: dIn[i] = sum_t
 // dOut[i + pad - t * dil] w[t], so the view reads dOut as its input (Ho x Wo, K channels),
-// writes dIn as its output (Hi x Wi, C channels), pads by (taps - 1) * dil - pad and stages the
-// filter rotated and transposed (stage_tables<BWD>). codegen/direct_mma_plan.h's
-// direct_mma_view() is the same view on the host (grids, shared memory, checks).
-template <class Cfg> GCONV_DEVICE void bwd_data(const ConvParams& p) {
+// writes dIn as its output (Hi x Wi, C channels), pads by (taps - 1) * dil - pad and takes the
+// filter rotated by 180 degrees with its two channel axes swapped, which rotate_filter writes
+// into the workspace first (launch sequence: rotate_filter, then bwd_data). The host plans on
+// the same view (codegen/direct_mma_plan.h direct_mma_view()).
+template <class Cfg> GCONV_DEVICE void bwd_data(const ConvParams& p, void* workspace) {
     ConvParams v = p;
     v.in = p.out;
     v.out = const_cast<void*>(p.in);
+    v.wei = workspace;
     v.C = p.K, v.K = p.C;
     v.Hi = p.Ho, v.Wi = p.Wo, v.Ho = p.Hi, v.Wo = p.Wi;
     v.pad_h = (p.Y - 1) * p.dilation_h - p.pad_h;
     v.pad_w = (p.X - 1) * p.dilation_w - p.pad_w;
     v.c_per_group = p.k_per_group, v.k_per_group = p.c_per_group;
-    run<Cfg, true>(v);
+    run<Cfg>(v);
+}
+
+// The view's filter in GKYXC: view channel (g, c), tap t, reduced channel k holds the stored
+// w[(g, k)][taps - 1 - t][c]. One element per thread of a grid-stride loop (the filter is small:
+// K x taps x C/G elements).
+template <class Cfg> GCONV_DEVICE void rotate_filter(const ConvParams& p, void* workspace) {
+    typedef typename Shape<Cfg>::T T;
+    constexpr int CPG = Shape<Cfg>::CPG;
+    const T* w = static_cast<const T*>(p.wei);
+    T* dst = static_cast<T*>(workspace);
+    const int taps = p.Y * p.X;
+    const int total = p.C * taps * CPG;
+    for (int e = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); e < total;
+         e += static_cast<int>(gridDim.x * blockDim.x)) {
+        const int k = e % CPG;
+        const int rest = e / CPG;
+        const int t = rest % taps, ch = rest / taps; // ch = (g, c)
+        const int g = ch / CPG, c = ch - g * CPG;
+        dst[e] = w[((g * CPG + k) * taps + taps - 1 - t) * CPG + c];
+    }
 }
 
 } // namespace direct_mma

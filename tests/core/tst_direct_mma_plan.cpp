@@ -3,6 +3,7 @@
 // and every input pixel it reads, and a shipped pool that runs the small-group baseline shapes.
 #include "codegen/direct_mma_plan.h"
 #include "codegen/kernel_source.h"
+#include "codegen/launch_sequence.h"
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/kernel_name.h"
@@ -180,7 +181,20 @@ private slots:
         Problem wide_pad = grouped(256, 32, 28, 3);
         wide_pad.pad_h = 3;
         QVERIFY(reason(wide_pad).startsWith("pad"));
-        QVERIFY(generate_kernel_source(bwd).find("gconv::direct_mma::bwd_data<GconvConfig>(p)") !=
+        // The rotated, transposed filter is written into the workspace by the first kernel.
+        const Problem p = grouped(256, 32, 28);
+        const LaunchSequence seq = plan_sequence(bwd, p);
+        QCOMPARE(seq.steps.size(), std::size_t{2});
+        QCOMPARE(seq.steps[0].kernel.entry, std::string(direct_mma_rotate_entry_name()));
+        QVERIFY(seq.steps[0].kernel.workspace_arg && seq.steps[1].kernel.workspace_arg);
+        QVERIFY(int64_t{seq.steps[0].kernel.grid_x} * seq.steps[0].kernel.block_threads >=
+                    std::min<int64_t>(p.weight_elements(), 256 * 1024));
+        QCOMPARE(seq.workspace_bytes, std::size_t(p.weight_elements() * 2));
+        QCOMPARE(plan_sequence(mma_base(8), p).steps.size(), std::size_t{1});
+        const std::string source = generate_kernel_source(bwd);
+        QVERIFY(source.find(std::string(direct_mma_rotate_entry_name()) + "(gconv::ConvParams p") !=
+                std::string::npos);
+        QVERIFY(source.find("gconv::direct_mma::bwd_data<GconvConfig>(p, workspace)") !=
                 std::string::npos);
         QVERIFY(kernel_name(bwd) != kernel_name(mma_base(8)));
     }

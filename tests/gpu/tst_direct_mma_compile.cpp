@@ -60,8 +60,8 @@ private slots:
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
     }
 
-    // bwd_data shares the forward code through its view; its entry and the rotated, transposed
-    // filter staging compile for every staging shape (block-diagonal below C/G 8, rows above).
+    // bwd_data shares the forward code through its view; its entry and the filter rotation
+    // kernel compile for every staging shape (block-diagonal below C/G 8, rows above).
     void sm90_bwd_data_kernels_compile_without_spills() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");
@@ -77,8 +77,9 @@ private slots:
             QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
                      qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
                                                        jit::log_head(result.log, 12))));
-            QVERIFY(request.source.find("gconv::direct_mma::bwd_data<GconvConfig>(p)") !=
-                    std::string::npos);
+            for (const char* call : {"gconv::direct_mma::bwd_data<GconvConfig>(p, workspace)",
+                                     "gconv::direct_mma::rotate_filter<GconvConfig>(p, workspace)"})
+                QVERIFY2(request.source.find(call) != std::string::npos, call);
         }
     }
 
