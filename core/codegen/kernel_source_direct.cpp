@@ -41,9 +41,9 @@ std::string generate_direct_source(const KernelConfig& c) {
     // register allocation; the launch plan picks by problem (direct_entry_name).
     for (int k : k_direct_filters) {
         const std::string name = direct_filter_entry_name(k);
-        const std::string head = "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " +
-                                 std::to_string(warps) + ", " + std::to_string(c.block_per_cu) +
-                                 ")\n" + name;
+        const std::string head =
+            "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " +
+            std::to_string(warps) + ", " + std::to_string(c.block_per_cu) + ")\n" + name;
         const std::string cfg = "<GconvConfig, " + std::to_string(k) + ">";
         switch (c.variant) {
         case Variant::Forward:

@@ -104,8 +104,9 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
     case Variant::BwdWeight: {
         if (direct_filter(c, p) > 0) { // pixel lanes of tile_k / strip rows x strip columns
             const int64_t band = c.tile_k / k_direct_weight_strip;
-            blocks_x = ceil_div(
-                p.N * ceil_div(p.Ho(), band) * ceil_div(p.Wo(), k_direct_weight_strip), pixel_lanes);
+            blocks_x =
+                ceil_div(p.N * ceil_div(p.Ho(), band) * ceil_div(p.Wo(), k_direct_weight_strip),
+                         pixel_lanes);
             break;
         }
         const int64_t rows = p.Z * p.Y * p.X / direct_row_taps(c, p);

@@ -18,9 +18,9 @@
 //   bwd_weight, 2D depthwise K x K: sliding_weight (strips of kWeightStrip columns, every tap
 //     in registers, one atomic per (channel, tap) per block).
 //   bwd_weight otherwise: a block reduces kTileM output pixels (each pixel lane kTileK of
-//     them) for one filter row (z, y) and all its X taps (or a single tap when X is not 3, 5 or 7 or the
-//     accumulators would not fit), reduces across the pixel lanes of each warp by shuffles and
-//     adds its fp32 partial sums atomically into dW (fp32) or the zeroed fp32 workspace that
+//     them) for one filter row (z, y) and all its X taps (or a single tap when X is not 3, 5 or 7
+//     or the accumulators would not fit), reduces across the pixel lanes of each warp by shuffles
+//     and adds its fp32 partial sums atomically into dW (fp32) or the zeroed fp32 workspace that
 //     bwd_weight::finish converts.
 // bwd_data gathers in the transposed direction: an input pixel receives the taps whose
 // (coordinate + pad - tap * dilation) is a multiple of the stride (a per-tap test).
@@ -128,6 +128,18 @@ GCONV_DEVICE float shuffle_xor(float v, int mask) {
     return __builtin_bit_cast(
         float, __builtin_amdgcn_ds_bpermute((lane ^ mask) << 2, __builtin_bit_cast(int, v)));
 #endif
+}
+
+// Sums the N fp32 values of every thread over the pixel lanes of its warp that share its channel
+// vector (CL lanes apart, a butterfly: every such lane ends with the sum). The indices are
+// compile-time after unrolling, so the values stay in registers.
+template <class S, int N> GCONV_DEVICE void sum_pixel_lanes(float* acc) {
+    if constexpr (S::CL < GCONV_WARP_SIZE) {
+#pragma unroll
+        for (int m = S::CL; m < GCONV_WARP_SIZE; m *= 2)
+#pragma unroll
+            for (int i = 0; i < N; ++i) acc[i] += shuffle_xor(acc[i], m);
+    }
 }
 
 GCONV_DEVICE bool inside(int v, int extent) {
@@ -358,8 +370,8 @@ GCONV_DEVICE void sliding_rows(const ConvParams& p) {
 #pragma unroll
             for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], next[i]);
             if (r + 1 < IN_ROWS)
-                load_row<VEC>(next, src, base + (r + 1) * sW * p.C, col_ok,
-                              inside(hi0 + r + 1, sH), p.C);
+                load_row<VEC>(next, src, base + (r + 1) * sW * p.C, col_ok, inside(hi0 + r + 1, sH),
+                              p.C);
 #pragma unroll
             for (int o = 0; o < ROWS; ++o) {
                 const int ky = r - o; // the filter row source row r is for destination row o
@@ -489,17 +501,7 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
             }
         }
     }
-    // Pixel lanes of one warp that share a channel vector sit CL lanes apart.
-    if constexpr (S::CL < WARP) {
-#pragma unroll
-        for (int m = S::CL; m < WARP; m *= 2)
-#pragma unroll
-            for (int x = 0; x < KX; ++x)
-#pragma unroll
-                for (int j = 0; j < VEC; ++j)
-#pragma unroll
-                    for (int r = 0; r < CPG; ++r) acc[x][j][r] += shuffle_xor(acc[x][j][r], m);
-    }
+    sum_pixel_lanes<S, KX * VEC * CPG>(&acc[0][0][0]);
     if (!active || static_cast<int>(threadIdx.x) % WARP >= S::CL) return;
     const bool to_workspace = Cfg::kDType != 2;
     float* dw = static_cast<float*>(to_workspace ? workspace : const_cast<void*>(p.wei));
@@ -521,11 +523,11 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
 // reads each of the BAND + KS - 1 input rows once, as a window of kWeightStrip + KS - 1
 // vectors, and each dOut vector once into a ring of the last KS dOut rows, and accumulates
 // every tap of its VEC channels in registers. dOut and In cross DRAM about once, against once
-// per filter row (and the input once per tap through L1) in reduce_weight. The block then sums its pixel lanes (shuffles within a warp, shared memory
-// across warps, one warp after another: no shared atomics) and adds KS x KS x kTileN sums
-// atomically, one per (channel, tap) per block. Grid (direct_plan.cpp): x = ceil(N *
-// ceil(Ho / BAND) * ceil(Wo / kWeightStrip) / pixel lanes), y = ceil(C / kTileN); dynamic
-// shared memory KS x KS x kTileN fp32.
+// per filter row (and the input once per tap through L1) in reduce_weight. The block then sums its
+// pixel lanes (shuffles within a warp, shared memory across warps, one warp after another: no
+// shared atomics) and adds KS x KS x kTileN sums atomically, one per (channel, tap) per block. Grid
+// (direct_plan.cpp): x = ceil(N * ceil(Ho / BAND) * ceil(Wo / kWeightStrip) / pixel lanes), y =
+// ceil(C / kTileN); dynamic shared memory KS x KS x kTileN fp32.
 constexpr int kWeightStrip = 4;
 constexpr int kMaxStripAccumulators = 100;
 template <class Cfg, int KS> struct WeightStripFits {
@@ -588,9 +590,10 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
                 if (q < rows) {
 #pragma unroll
                     for (int i = 0; i < SW; ++i)
-                        ring[u][i] = out_ok[i] ? *reinterpret_cast<const Raw<BYTES>*>(
-                                                     dout + (q * p.Wo + i) * p.C)
-                                               : Raw<BYTES>::zero();
+                        ring[u][i] =
+                            out_ok[i]
+                                ? *reinterpret_cast<const Raw<BYTES>*>(dout + (q * p.Wo + i) * p.C)
+                                : Raw<BYTES>::zero();
                 }
                 Raw<BYTES> raw[WIN];
                 load_row<VEC>(raw, in, base + q * p.Wi * p.C, col_ok,
@@ -618,15 +621,7 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
         }
     }
 
-    // Pixel lanes of one warp that share a channel vector sit CL lanes apart.
-    if constexpr (S::CL < WARP) {
-#pragma unroll
-        for (int m = S::CL; m < WARP; m *= 2)
-#pragma unroll
-            for (int t = 0; t < TAPS; ++t)
-#pragma unroll
-                for (int j = 0; j < VEC; ++j) acc[t][j] += shuffle_xor(acc[t][j], m);
-    }
+    sum_pixel_lanes<S, TAPS * VEC>(&acc[0][0]);
     // Across warps: the first pixel lane of each warp adds its sums into sum[tap][channel],
     // one warp (round) after another.
     constexpr int PW = S::CL < WARP ? WARP / S::CL : 1; // pixel lanes per warp

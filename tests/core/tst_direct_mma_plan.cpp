@@ -64,7 +64,8 @@ private slots:
             std::function<void(KernelConfig&)> change;
         };
         const std::vector<Case> cases = {
-            {"bwd_weight", [](KernelConfig& c) {
+            {"bwd_weight",
+             [](KernelConfig& c) {
                  c.variant = Variant::BwdWeight, c.split_k_mode = SplitKMode::Atomic;
              }},
             {"2d only", [](KernelConfig& c) { c.ndim_spatial = 3; }},
@@ -176,7 +177,9 @@ private slots:
             QCOMPARE(a.grid_y, b.grid_y);
             QCOMPARE(a.shared_bytes, b.shared_bytes);
         }
-        auto reason = [&](Problem p) { return QString::fromStdString(is_supported(bwd, p).reason); };
+        auto reason = [&](Problem p) {
+            return QString::fromStdString(is_supported(bwd, p).reason);
+        };
         QVERIFY(reason(grouped(256, 32, 28, 3, 2)).startsWith("stride"));
         Problem wide_pad = grouped(256, 32, 28, 3);
         wide_pad.pad_h = 3;
@@ -188,7 +191,7 @@ private slots:
         QCOMPARE(seq.steps[0].kernel.entry, std::string(direct_mma_rotate_entry_name()));
         QVERIFY(seq.steps[0].kernel.workspace_arg && seq.steps[1].kernel.workspace_arg);
         QVERIFY(int64_t{seq.steps[0].kernel.grid_x} * seq.steps[0].kernel.block_threads >=
-                    std::min<int64_t>(p.weight_elements(), 256 * 1024));
+                std::min<int64_t>(p.weight_elements(), 256 * 1024));
         QCOMPARE(seq.workspace_bytes, std::size_t(p.weight_elements() * 2));
         QCOMPARE(plan_sequence(mma_base(8), p).steps.size(), std::size_t{1});
         const std::string source = generate_kernel_source(bwd);
@@ -256,8 +259,7 @@ private slots:
     }
 
     void shipped_pool_runs_every_small_group_baseline_shape() {
-        for (const char* dir : {"forward", "bwd_data"})
-            shipped_pool_runs_small_group_shapes(dir);
+        for (const char* dir : {"forward", "bwd_data"}) shipped_pool_runs_small_group_shapes(dir);
     }
 
 private:

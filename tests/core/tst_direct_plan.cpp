@@ -172,8 +172,7 @@ private slots:
         QCOMPARE(QString::fromStdString(plan_sequence(k3, vol).steps.back().kernel.entry),
                  QString("gconv_direct_k3"));
         vol.stride_d = 2;
-        QCOMPARE(QString::fromStdString(plan_sequence(k3, vol).steps.back().kernel.entry),
-                 generic);
+        QCOMPARE(QString::fromStdString(plan_sequence(k3, vol).steps.back().kernel.entry), generic);
         const std::string source = generate_kernel_source(k);
         for (int f : k_direct_filters)
             QVERIFY(source.find(direct_filter_entry_name(f) + "(gconv::ConvParams p, void*") !=
@@ -269,8 +268,8 @@ private slots:
                     if (v == Variant::BwdWeight && direct_filter(k, p) > 0) {
                         // Strips of 4 columns over tile_k / 4 rows per pixel lane.
                         const int64_t band = k.tile_k / 4, f = p.X;
-                        const int64_t strips = p.N * ((p.Ho() + band - 1) / band) *
-                                               ((p.Wo() + 3) / 4);
+                        const int64_t strips =
+                            p.N * ((p.Ho() + band - 1) / band) * ((p.Wo() + 3) / 4);
                         QVERIFY(int64_t{plan.grid_x} * lanes >= strips);
                         QVERIFY(int64_t(plan.grid_x - 1) * lanes < strips);
                         QCOMPARE(plan.shared_bytes, std::size_t(f * f * k.tile_n * 4));

@@ -1,7 +1,8 @@
 // The tensor-core direct kernels (gconv_direct_mma.h) compile for sm_90 through NVRTC for every
-// group width they are built for, in bf16 and fp16 (bwd_data in bf16 too), with one to four m16 fragments per item, with
-// one and two halo buffers, and ptxas reports no spills. The pipeline is NVIDIA-only (ldmatrix,
-// mma.sync): the rules cull it on AMD, and the header refuses to compile there. No GPU is needed.
+// group width they are built for, in bf16 and fp16 (bwd_data in bf16 too), with one to four m16
+// fragments per item, with one and two halo buffers, and ptxas reports no spills. The pipeline is
+// NVIDIA-only (ldmatrix, mma.sync): the rules cull it on AMD, and the header refuses to compile
+// there. No GPU is needed.
 #include "codegen/direct_mma_plan.h"
 #include "config/kernel_name.h"
 #include "jit/compiler.h"
