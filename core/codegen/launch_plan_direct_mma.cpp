@@ -89,7 +89,8 @@ LaunchPlan plan_direct_mma(const KernelConfig& c, const Problem& problem, int wa
     const Problem p = direct_mma_view(c, problem);
     const DirectMmaGeometry g = direct_mma_geometry(c, problem);
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
-    plan.grid_x = u32(ceil_div(p.N * g.tiles_h * g.tiles_w, direct_mma_tiles_per_block(c, p)));
+    plan.grid_x =
+        u32(ceil_div(p.N * g.tiles_h * g.tiles_w, direct_mma_tiles_per_block(c, problem)));
     plan.grid_y = u32(ceil_div(p.C, std::max(1, c.tile_n)));
     plan.grid_z = 1;
     plan.block_threads = static_cast<unsigned>(c.wave_m * c.wave_n * c.wave_k * warp_size);

@@ -151,6 +151,7 @@ private slots:
         bwd.variant = Variant::BwdData;
         QVERIFY2(rules_of(bwd).empty(), qPrintable(joined(rules_of(bwd))));
         for (int trial = 0; trial < 30; ++trial) {
+            bwd.double_smem_buffer = trial % 2 == 1; // dsb plans walk several tiles per block
             const int64_t f = 1 + 2 * rng->bounded(3);
             Problem p = grouped(8 * (8 + rng->bounded(40)), 0, f + 2 + rng->bounded(40), f);
             p.G = p.C / 8;
@@ -177,6 +178,16 @@ private slots:
             QCOMPARE(a.grid_y, b.grid_y);
             QCOMPARE(a.shared_bytes, b.shared_bytes);
         }
+        // Enough tiles for a dsb block to walk more than two, and dIn larger than dOut (pad 0):
+        // the walk length must come from the view's tiles too.
+        Problem many = grouped(256, 32, 12, 5);
+        many.N = 512, many.pad_h = many.pad_w = 0; // dIn 12 x 12, dOut 8 x 8
+        KernelConfig fwd = bwd;
+        fwd.variant = Variant::Forward;
+        QVERIFY(bwd.double_smem_buffer && is_supported(bwd, many).ok);
+        QVERIFY(direct_mma_tiles_per_block(bwd, many) > 2);
+        QCOMPARE(plan_launch(bwd, many).grid_x,
+                 plan_launch(fwd, direct_mma_view(bwd, many)).grid_x);
         auto reason = [&](Problem p) {
             return QString::fromStdString(is_supported(bwd, p).reason);
         };
