@@ -28,7 +28,8 @@ inline constexpr int k_direct_filters[] = {3, 5, 7};
 std::string direct_filter_entry_name(int filter);
 // bwd_weight's K x K entries (gconv_direct.h sliding_weight): a pixel lane reduces a strip of
 // k_direct_weight_strip output columns over tile_k / k_direct_weight_strip rows, with
-// K x K x vector fp32 sums in registers (at most k_direct_max_strip_accumulators).
+// K x K x vector fp32 sums in registers (at most k_direct_max_strip_accumulators). The generator
+// hands both to the device code (kWeightStrip, kStripAccumulators).
 inline constexpr int k_direct_weight_strip = 4;
 inline constexpr int k_direct_max_strip_accumulators = 100;
 bool direct_weight_strip_fits(const KernelConfig& config, int filter);

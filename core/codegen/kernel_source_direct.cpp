@@ -31,6 +31,9 @@ std::string generate_direct_source(const KernelConfig& c) {
     field("kVec", c.vector_size_a);
     field("kSplitK", c.split_k);
     field("kSplitKMode", static_cast<int>(c.split_k_mode));
+    // bwd_weight's K x K strips: the host's constants, which its grid and entry choice use.
+    field("kWeightStrip", k_direct_weight_strip);
+    field("kStripAccumulators", k_direct_max_strip_accumulators);
     s << "};\n";
     s << "static_assert(GconvConfig::kPipeline == gconv::direct::kPipelineCode, \"pipeline "
          "code\");\n\n";

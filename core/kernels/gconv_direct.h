@@ -527,12 +527,13 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
 // pixel lanes (shuffles within a warp, shared memory across warps, one warp after another: no
 // shared atomics) and adds KS x KS x kTileN sums atomically, one per (channel, tap) per block. Grid
 // (direct_plan.cpp): x = ceil(N * ceil(Ho / BAND) * ceil(Wo / kWeightStrip) / pixel lanes), y =
-// ceil(C / kTileN); dynamic shared memory KS x KS x kTileN fp32.
-constexpr int kWeightStrip = 4;
-constexpr int kMaxStripAccumulators = 100;
+// ceil(C / kTileN); dynamic shared memory KS x KS x kTileN fp32. The strip width and the sums'
+// limit come from the generator (kWeightStrip, kStripAccumulators: the host's
+// k_direct_weight_strip and k_direct_max_strip_accumulators), so the host's grid and entry
+// choice and this code cannot disagree.
 template <class Cfg, int KS> struct WeightStripFits {
-    static constexpr bool value = Cfg::kNdim == 2 && Cfg::kTileK % kWeightStrip == 0 &&
-                                  KS * KS * Cfg::kVec <= kMaxStripAccumulators;
+    static constexpr bool value = Cfg::kNdim == 2 && Cfg::kTileK % Cfg::kWeightStrip == 0 &&
+                                  KS * KS * Cfg::kVec <= Cfg::kStripAccumulators;
 };
 
 template <class Cfg, int KS>
@@ -540,7 +541,7 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
     static_assert(WeightStripFits<Cfg, KS>::value, "the launch plan picks fitting entries only");
-    constexpr int VEC = S::VEC, SW = kWeightStrip, BAND = S::PIX / SW, WIN = SW + KS - 1;
+    constexpr int VEC = S::VEC, SW = Cfg::kWeightStrip, BAND = S::PIX / SW, WIN = SW + KS - 1;
     constexpr int TAPS = KS * KS, WARP = GCONV_WARP_SIZE;
     constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
     const int tid = static_cast<int>(threadIdx.x);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Nsight Compute over one direct kernel on one baseline shape (carry .deps): the worker runs the
-# cell under `ncu --target-processes all` with the clocks as found; the report's speed-of-light,
-# memory, occupancy and warp-stall sections go to $OUT/<name>.ncu.txt.
+# Nsight Compute over one kernel of a pool (the first FILTER keeps; direct and direct_mma pools,
+# whose main entries are gconv_direct_k<K> / gconv_main) on one baseline shape (carry .deps): the
+# worker runs the cell under `ncu --target-processes all` with the clocks as found; the report's
+# speed-of-light, memory, occupancy, warp-stall, compute and instruction sections go to
+# $OUT/<name>.ncu.txt.
 # usage: scripts/device/profile_direct.sh NAME VARIANT CONFIG FILTER LAYER [BASELINE_SET]
 #   e.g. profile_direct.sh fwd_dw144 forward configs/forward_direct.json \
 #          "c.tile_m == 64 and c.tile_n == 32 and c.vector_size_a == 4" baseline.mbv2_dw144
@@ -24,6 +26,7 @@ ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -
 timeout 150 "$ncu" --target-processes all --clock-control none --kernel-name regex:'gconv_(direct|main)' \
   --launch-skip 3 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
   --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
+  --section ComputeWorkloadAnalysis --section InstructionStats \
   "$bench" --variant "$variant" --arch auto --progress none --config "$config" --filter "$filter" \
   --max-kernels 1 --problems-file "$problems" --warmup 3 --repeat 3 --kernel-timeout 120 \
   --output "/tmp/profile_$name.csv" > "$out/$name.ncu.txt" 2>&1

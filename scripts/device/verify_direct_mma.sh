@@ -48,25 +48,10 @@ if [ -z "${GCONV_SKIP_GEMM:-}" ]; then
   echo "baseline $gemm: exit $? in $(( $(date +%s) - t )) s"
 fi
 # Optional counters: GCONV_NCU_SHAPE=resnext50_s2 GCONV_NCU_FILTER="c.name == '...'" profiles
-# those kernels on that baseline shape with Nsight Compute (clocks left alone).
-if [ -n "${GCONV_NCU_FILTER:-}" ] && command -v ncu > /dev/null; then
-  python3 - "${GCONV_NCU_SHAPE:-resnext50_s2}" "$variant" > "$work/ncu_problem.json" <<'PY'
-import json, sys
-d = json.load(open(f"bench/baselines/baseline_{sys.argv[2]}_2d.json"))
-d["problems"] = [p for p in d["problems"] if p["layer"] == "baseline." + sys.argv[1]]
-print(json.dumps(d))
-PY
-  t=$(date +%s)
-  ncu --clock-control none --target-processes all -k regex:gconv_main -c 12 \
-    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-    --section WarpStateStats --section SchedulerStats --section LaunchStats \
-    --section ComputeWorkloadAnalysis --section InstructionStats \
-    $bench --variant $variant --arch auto --progress none --kernel-timeout 300 \
-    --batch-size 10 --warmup 1 --repeat 1 --config $pool \
-    --filter "$GCONV_NCU_FILTER" --problems-file "$work/ncu_problem.json" \
-    --output "$work/ncu.csv" > "$work/ncu.txt" 2>&1
-  echo "ncu: exit $? in $(( $(date +%s) - t )) s"
-  cp "$work/ncu.txt" "$out/"
+# the first kernel the filter keeps on that baseline shape with Nsight Compute (profile_direct.sh).
+if [ -n "${GCONV_NCU_FILTER:-}" ]; then
+  OUT="$out" scripts/device/profile_direct.sh direct_mma_ncu "$variant" "$pool" "$GCONV_NCU_FILTER" \
+    "baseline.${GCONV_NCU_SHAPE:-resnext50_s2}"
 fi
 {
   echo "== direct_mma pool alone"
