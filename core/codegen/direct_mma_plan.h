@@ -18,19 +18,8 @@ int direct_mma_unit_channels(const KernelConfig& config);
 // The warp tile n a direct_mma kernel carries: its unit's output channels.
 int direct_mma_warp_tile_n(int c_per_group);
 
-// The forward convolution a direct_mma kernel computes: the problem itself for forward; for
-// bwd_data (stride 1 along H and W) the convolution of dOut that gives dIn: input Ho x Wo with
-// K channels, output Hi x Wi with C channels, pads (taps - 1) * dilation - pad, the filter
-// rotated by 180 degrees and transposed (in the workspace, by the rotate kernel).
-// gconv_direct_mma.h's bwd_data() builds the same view.
-// Geometry, shared memory and grids below are of the view.
-Problem direct_mma_view(const KernelConfig& config, const Problem& problem);
-
-// bwd_data's first kernel: the filter rotated and transposed into the workspace (weight
-// elements x element size), k_direct_mma_rotate_threads per block, a grid-stride loop.
-std::string_view direct_mma_rotate_entry_name();
-inline constexpr unsigned k_direct_mma_rotate_threads = 256;
-inline constexpr unsigned k_direct_mma_rotate_max_blocks = 1024;
+// bwd_data (stride 1) runs as the forward kernel of its view (codegen/forward_view.h):
+// geometry, shared memory and grids below are of launched_problem(config, problem).
 
 // Per-problem block geometry; gconv_direct_mma.h's geometry() is the same formula.
 struct DirectMmaGeometry {

@@ -42,8 +42,14 @@ void write_entry_points(std::ostream& s, const KernelConfig& c, int warps,
           << "    (void)workspace;\n    " << call << "<GconvConfig>(p);\n}\n";
         break;
     case Variant::BwdWeight:
-        s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
-          << "    " << call << "<GconvConfig>(p, workspace);\n}\n";
+        if (uses_wgmma(c))
+            s << kernel_entry_name()
+              << "(gconv::ConvParams p, void* workspace, const __grid_constant__ gconv::WgmmaMaps "
+                 "maps) {\n"
+              << "    " << call << "<GconvConfig>(p, workspace, maps);\n}\n";
+        else
+            s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
+              << "    " << call << "<GconvConfig>(p, workspace);\n}\n";
         if (has_finish_kernel(c))
             s << "extern \"C\" __global__ void " << finish_entry_name()
               << "(gconv::ConvParams p, void* workspace) {\n"

@@ -17,8 +17,9 @@ struct EntryCalls {
     std::string_view bwd_weight;
 };
 
-// Writes the entry points of a block of `warps` warps. A wgmma forward kernel also takes the
-// tensor maps (a __grid_constant__ WgmmaMaps). A variant without a call throws gconv::Error.
+// Writes the entry points of a block of `warps` warps. A wgmma kernel (forward, bwd_weight) also
+// takes the tensor maps (a __grid_constant__ WgmmaMaps, last). A variant without a call throws
+// gconv::Error.
 void write_entry_points(std::ostream& s, const KernelConfig& c, int warps, const EntryCalls& calls);
 
 } // namespace gconv

@@ -2,6 +2,7 @@
 
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
+#include "codegen/forward_view.h"
 #include "codegen/kernel_entry.h"
 #include "codegen/launch_plan.h"
 
@@ -40,6 +41,18 @@ const char* device_type(DataType d) {
     return "float";
 }
 
+// bwd_data as the forward kernel of its view (forward_view.h): that kernel's translation unit
+// and the writer of the view's filter.
+std::string generate_forward_view_source(const KernelConfig& c) {
+    std::ostringstream s;
+    s << "// gconv bwd_data kernel: the forward kernel below runs on the view of dOut\n"
+      << generate_kernel_source(forward_twin(c)) << "\n#include \"gconv_rotate.h\"\n"
+      << "extern \"C\" __global__ void " << rotate_filter_entry_name()
+      << "(gconv::ConvParams p, void* workspace) {\n    gconv::rotate_filter<"
+      << device_type(c.dtype) << ">(p, workspace);\n}\n";
+    return s.str();
+}
+
 } // namespace
 
 std::string_view kernel_entry_name() {
@@ -56,6 +69,7 @@ bool has_finish_kernel(const KernelConfig& c) {
 }
 
 std::string generate_kernel_source(const KernelConfig& c) {
+    if (runs_forward_view(c)) return generate_forward_view_source(c);
     if (is_direct(c)) return generate_direct_source(c);
     if (is_direct_mma(c)) return generate_direct_mma_source(c);
     std::ostringstream s;

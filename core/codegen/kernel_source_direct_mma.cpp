@@ -31,18 +31,7 @@ std::string generate_direct_mma_source(const KernelConfig& c) {
     s << "};\n";
     s << "static_assert(GconvConfig::kPipeline == gconv::direct_mma::kPipelineCode, \"pipeline "
          "code\");\n\n";
-    if (c.variant != Variant::BwdData) {
-        write_entry_points(s, c, warps, {"gconv::direct_mma::forward", {}, {}});
-        return s.str();
-    }
-    // bwd_data: the filter rotation into the workspace, then the forward body on the view.
-    s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
-      << c.block_per_cu << ")\n"
-      << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
-      << "    gconv::direct_mma::bwd_data<GconvConfig>(p, workspace);\n}\n"
-      << "extern \"C\" __global__ void " << direct_mma_rotate_entry_name()
-      << "(gconv::ConvParams p, void* workspace) {\n"
-      << "    gconv::direct_mma::rotate_filter<GconvConfig>(p, workspace);\n}\n";
+    write_entry_points(s, c, warps, {"gconv::direct_mma::forward", {}, {}});
     return s.str();
 }
 

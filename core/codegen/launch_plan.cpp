@@ -2,6 +2,7 @@
 
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
+#include "codegen/forward_view.h"
 #include "codegen/launch_plan_detail.h"
 
 #include <algorithm>
@@ -72,7 +73,7 @@ bool a_is_mn_major(const KernelConfig& c) {
     return c.variant == Variant::BwdWeight;
 }
 bool b_is_mn_major(const KernelConfig& c) {
-    return c.variant != Variant::Forward;
+    return c.variant != Variant::Forward && !runs_forward_view(c);
 }
 
 std::size_t stage_bytes(const KernelConfig& c) {
@@ -152,6 +153,18 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
 
 SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size,
                           int64_t max_piece_elements) {
+    if (runs_forward_view(c)) {
+        // Refuse in the problem's own terms first; the rest is the forward kernel's check.
+        const std::vector<std::string> problem_errors = validate(p);
+        if (!problem_errors.empty()) return {false, "problem: " + problem_errors.front()};
+        if (std::string why = forward_view_refusal(p); !why.empty()) return {false, why};
+        SupportCheck view =
+            is_supported(forward_twin(c), forward_view(p), warp_size, max_piece_elements);
+        if (!view.ok)
+            view.reason += " (bwd_data as the forward convolution of dOut: dOut is its "
+                           "input, dIn its output)";
+        return view;
+    }
     if (is_direct(c)) return detail::check_direct(c, p, warp_size);
     if (is_direct_mma(c)) return detail::check_direct_mma(c, p, warp_size);
     Reasons r;
@@ -360,6 +373,8 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
 
 LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
                        int64_t max_piece_elements) {
+    if (runs_forward_view(c))
+        return plan_launch(forward_twin(c), forward_view(p), warp_size, max_piece_elements);
     if (is_direct(c)) return detail::plan_direct(c, p, warp_size);
     if (is_direct_mma(c)) return detail::plan_direct_mma(c, p, warp_size);
     if (c.variant != Variant::Forward) return detail::plan_backward(c, p, warp_size);
@@ -401,6 +416,8 @@ ConvParams make_params(const Problem& p, const void* in, const void* wei, void* 
 
 ConvParams make_params(const KernelConfig& c, const Problem& p, const void* in, const void* wei,
                        void* out, int64_t max_piece_elements) {
+    if (runs_forward_view(c))
+        return make_params(forward_twin(c), forward_view(p), in, wei, out, max_piece_elements);
     ConvParams q = make_params(p, in, wei, out);
     if (c.variant == Variant::BwdData) {
         q.m_tiles_per_piece = static_cast<int>(detail::bwd_data_tiles_per_phase(c, p));

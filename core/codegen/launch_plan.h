@@ -42,7 +42,8 @@ bool wgmma_pingpong(const KernelConfig& config);
 int block_warps(const KernelConfig& config);
 
 // Shared-memory layout of the GEMM operands: K-major (forward A and B, bwd_data A) or
-// MN-major (bwd_data B = weight, bwd_weight A = dOut and B = input), see gconv_gemm.h.
+// MN-major (bwd_data B = weight, bwd_weight A = dOut and B = input), see gconv_gemm.h. A
+// bwd_data kernel that runs as the forward kernel of its view (forward_view.h) is K-major.
 bool a_is_mn_major(const KernelConfig& config);
 bool b_is_mn_major(const KernelConfig& config);
 // Bytes of one C element as the GEMM stores it: 4 for a bwd_weight split-K reduction (fp32
@@ -76,7 +77,9 @@ LaunchPlan plan_launch(const KernelConfig& config, const Problem& problem, int w
 
 // Kernel argument for a supported (config, problem) pair. All directions take the problem's
 // three tensors in their own slots (in = input / dIn, wei = weight / dW, out = output / dOut);
-// the kernel knows which one it writes. max_piece_elements lets tests force
+// the kernel knows which one it writes. A kernel that runs bwd_data as the forward kernel of
+// its view (forward_view.h) gets the view's sizes; its launch sequence says which tensor goes
+// into which slot (KernelStep::dout_as_input). max_piece_elements lets tests force
 // several split-image pieces on small shapes; plan_launch must be given the same value.
 ConvParams make_params(const KernelConfig& config, const Problem& problem, const void* in,
                        const void* wei, void* out,

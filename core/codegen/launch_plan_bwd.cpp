@@ -2,6 +2,7 @@
 // gconv_bwd_weight.h). Backward kernels address whole tensors: 32-bit offsets, or 64-bit ones
 // with split_image (there are no image pieces).
 #include "codegen/launch_plan_detail.h"
+#include "codegen/wgmma_tma.h"
 
 #include <algorithm>
 
@@ -121,13 +122,20 @@ SupportCheck check_bwd_weight(const KernelConfig& c, const Problem& p, int warp_
         int64_t{c.split_k} * p.weight_elements() * 4 > (int64_t{1} << 40))
         r.fail("split_k: the two_stage workspace of ", c.split_k, " fp32 slices is over 1 TiB");
     check_offsets(r, c, p);
+    if (uses_wgmma(c) && !r.failed) {
+        const WgmmaTmaPlan tma = plan_wgmma_tma(c, p);
+        if (!tma.enabled)
+            r.fail("tensor maps: bwd_weight wgmma kernels load both operands through tensor maps "
+                   "only, which this problem cannot use (",
+                   tma.reason, ")");
+    }
     check_grid(r, c, p, warp_size);
     return result(r);
 }
 
 LaunchPlan plan_backward(const KernelConfig& c, const Problem& p, int warp_size) {
     LaunchPlan plan;
-    plan.block_threads = static_cast<unsigned>(c.wave_m * c.wave_n * warp_size);
+    plan.block_threads = static_cast<unsigned>(block_warps(c) * warp_size);
     plan.shared_bytes = shared_bytes(c, warp_size);
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
     if (c.variant == Variant::BwdData) {

@@ -1,5 +1,6 @@
 // Support checks and grids of the tensor-core direct kernels (gconv_direct_mma.h).
 #include "codegen/direct_mma_plan.h"
+#include "codegen/forward_view.h"
 #include "codegen/launch_plan_detail.h"
 
 #include <algorithm>
@@ -32,22 +33,8 @@ int direct_mma_warp_tile_n(int c_per_group) {
     return std::max(8, c_per_group);
 }
 
-std::string_view direct_mma_rotate_entry_name() {
-    return "gconv_rotate_filter";
-}
-
-Problem direct_mma_view(const KernelConfig& c, const Problem& p) {
-    if (c.variant != Variant::BwdData) return p;
-    Problem v = p;
-    v.C = p.K, v.K = p.C;
-    v.Hi = p.Ho(), v.Wi = p.Wo();
-    v.pad_h = (p.Y - 1) * p.dilation_h - p.pad_h;
-    v.pad_w = (p.X - 1) * p.dilation_w - p.pad_w;
-    return v;
-}
-
 DirectMmaGeometry direct_mma_geometry(const KernelConfig& c, const Problem& problem) {
-    const Problem p = direct_mma_view(c, problem);
+    const Problem p = launched_problem(c, problem);
     DirectMmaGeometry g;
     const int64_t tm = std::max(1, c.tile_m);
     g.tile_w = std::max<int64_t>(1, std::min(p.Wo(), tm));
@@ -63,7 +50,7 @@ DirectMmaGeometry direct_mma_geometry(const KernelConfig& c, const Problem& prob
 
 int64_t direct_mma_tiles_per_block(const KernelConfig& c, const Problem& problem) {
     if (!c.double_smem_buffer) return 1;
-    const Problem p = direct_mma_view(c, problem);
+    const Problem p = launched_problem(c, problem);
     const DirectMmaGeometry g = direct_mma_geometry(c, problem);
     const int64_t blocks = p.N * g.tiles_h * g.tiles_w * ceil_div(p.C, std::max(1, c.tile_n));
     return std::max<int64_t>(2, ceil_div(blocks, k_direct_mma_target_blocks));
@@ -86,7 +73,7 @@ namespace detail {
 
 LaunchPlan plan_direct_mma(const KernelConfig& c, const Problem& problem, int warp_size) {
     LaunchPlan plan;
-    const Problem p = direct_mma_view(c, problem);
+    const Problem p = launched_problem(c, problem);
     const DirectMmaGeometry g = direct_mma_geometry(c, problem);
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
     plan.grid_x =
@@ -105,15 +92,6 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
     if (c.layout != "nhwgc") r.fail("layout: only nhwgc exists (got '", c.layout, "')");
     if (c.variant == Variant::BwdWeight)
         r.fail("variant: direct_mma kernels exist for forward and bwd_data only");
-    if (c.variant == Variant::BwdData && (p.stride_h != 1 || p.stride_w != 1))
-        r.fail("stride: direct_mma bwd_data is the forward convolution of dOut, which needs "
-               "stride 1 along H and W (got ",
-               p.stride_h, "x", p.stride_w, ")");
-    else if (c.variant == Variant::BwdData &&
-             (p.pad_h > (p.Y - 1) * p.dilation_h || p.pad_w > (p.X - 1) * p.dilation_w))
-        r.fail("pad: direct_mma bwd_data needs pad <= (filter - 1) x dilation along H and W "
-               "(got ",
-               p.pad_h, "x", p.pad_w, ")");
     if (c.ndim_spatial != 2 || p.ndim_spatial != 2)
         r.fail("ndim_spatial: direct_mma kernels are 2d (kernel ", c.ndim_spatial, "d, problem ",
                p.ndim_spatial, "d)");

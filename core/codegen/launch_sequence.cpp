@@ -2,6 +2,7 @@
 
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
+#include "codegen/forward_view.h"
 #include "codegen/kernel_source.h"
 
 #include <algorithm>
@@ -66,22 +67,24 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
             seq.workspace_bytes = weight_f32 * static_cast<std::size_t>(c.split_k);
         }
     }
-    // direct_mma bwd_data reads the filter rotated and transposed, which its first kernel
-    // writes into the workspace.
-    if (is_direct_mma(c) && c.variant == Variant::BwdData) {
+    // A kernel that runs bwd_data as the forward kernel of its view reads the view's filter,
+    // which the first kernel writes into the workspace (forward_view.h).
+    const bool view = runs_forward_view(c);
+    if (view) {
         const int64_t elems = p.weight_elements();
         seq.workspace_bytes = static_cast<std::size_t>(elems) * element_bytes(c.dtype);
-        const unsigned blocks = static_cast<unsigned>(std::clamp<int64_t>(
-            (elems + k_direct_mma_rotate_threads - 1) / k_direct_mma_rotate_threads, 1,
-            k_direct_mma_rotate_max_blocks));
-        seq.steps.push_back(kernel_step(direct_mma_rotate_entry_name(), blocks, 1, 1,
-                                        k_direct_mma_rotate_threads, 0, true));
+        const unsigned blocks = static_cast<unsigned>(
+            std::clamp<int64_t>((elems + k_rotate_filter_threads - 1) / k_rotate_filter_threads, 1,
+                                k_rotate_filter_max_blocks));
+        seq.steps.push_back(kernel_step(rotate_filter_entry_name(), blocks, 1, 1,
+                                        k_rotate_filter_threads, 0, true));
     }
     // Direct forward modules hold entries specialised by filter size; the problem picks one.
     const std::string entry =
         is_direct(c) ? direct_entry_name(c, p) : std::string(kernel_entry_name());
     seq.steps.push_back(kernel_step(entry, plan.grid_x, plan.grid_y, plan.grid_z,
-                                    plan.block_threads, plan.shared_bytes, backward));
+                                    plan.block_threads, plan.shared_bytes, backward && !view));
+    seq.steps.back().kernel.dout_as_input = view;
     if (uses_wgmma(c)) {
         seq.steps.back().kernel.wgmma_maps = true;
         // Only cshuffle stages C in the ring; the other epilogues leave it to the next tile.

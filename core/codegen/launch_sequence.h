@@ -1,7 +1,9 @@
 #pragma once
 // The ordered steps of one run of a kernel configuration on a problem: memsets, kernel
-// launches and the workspace they need. Forward and bwd_data are one launch; bwd_weight adds
-// the zeroing an atomic split-K needs and the convert kernel of an fp32 workspace. Every step
+// launches and the workspace they need. Forward and bwd_data are one launch (two for a
+// bwd_data kernel that runs as the forward kernel of its view: the filter rotation first);
+// bwd_weight adds the zeroing an atomic split-K needs and the convert kernel of an fp32
+// workspace. Every step
 // belongs to the timed work. Qt-free and GPU-free: the worker executes it
 // (worker/kernel_launch.h), tests inspect it.
 #include "codegen/launch_plan.h"
@@ -37,6 +39,10 @@ struct KernelStep {
     // TileWalk): the executor launches min(grid_x * grid_y * grid_z, multiprocessors) x 1 x 1
     // blocks, each walking the tiles of the grid above with a stride of the blocks launched.
     bool persistent = false;
+    // bwd_data as the forward kernel of its view (forward_view.h): the step takes dOut in the
+    // input slot, dIn in the output slot and the workspace (the view's filter) as the weight;
+    // its tensor maps are encoded on those. Every other step takes the tensors in their slots.
+    bool dout_as_input = false;
 };
 
 struct LaunchStep {
@@ -47,7 +53,7 @@ struct LaunchStep {
 
 struct LaunchSequence {
     std::vector<LaunchStep> steps;
-    std::size_t workspace_bytes = 0; // fp32 workspace the steps use (0: none)
+    std::size_t workspace_bytes = 0; // workspace the steps use (0: none)
     // The kernel argument with null tensor pointers: the executor fills in, out, wei.
     ConvParams params{};
     // Tensor-map geometry of a wgmma kernel (wgmma_tma.h); !enabled for every other kernel.

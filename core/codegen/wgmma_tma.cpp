@@ -1,5 +1,6 @@
 #include "codegen/wgmma_tma.h"
 
+#include "codegen/forward_view.h"
 #include "codegen/launch_plan.h"
 
 namespace gconv {
@@ -10,12 +11,17 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
         plan.reason = std::move(why);
         return plan;
     };
-    if (!uses_wgmma(c) || c.variant != Variant::Forward) return no("not a wgmma kernel");
+    if (runs_forward_view(c)) return plan_wgmma_tma(forward_twin(c), forward_view(p));
+    if (!uses_wgmma(c)) return no("not a wgmma kernel");
+    const bool weight_grad = c.variant == Variant::BwdWeight;
+    plan.tiled_over_output = plan.required = weight_grad;
     if (c.num_groups_to_merge != 1) return no("merged groups");
     if (c.split_image) return no("split image");
     if (c.tile_k != 64) return no("tile_k is not 64");
     const int64_t cpg = p.c_per_group(), kpg = p.k_per_group();
     if (cpg % 64 != 0) return no("C/G is not a multiple of 64");
+    if (weight_grad && p.K % 8 != 0)
+        return no("K is not a multiple of 8 (the rows of the tiled dOut map are 16-byte units)");
     const bool three = c.ndim_spatial == 3;
     // Corner and offset ranges of the copy engine's im2col mode: 8 / 8 bits for a rank-4
     // tensor, 5 / 5 bits for rank 5.
@@ -32,11 +38,11 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
             return no("padding or filter span outside the im2col corner range");
         if (span[i] > offset_max) return no("filter span outside the im2col offset range");
         if (stride[i] < 1 || stride[i] > 8) return no("stride over 8");
-        plan.a.lower[i] = static_cast<int>(lower);
-        plan.a.upper[i] = static_cast<int>(upper);
+        plan.im2col.lower[i] = static_cast<int>(lower);
+        plan.im2col.upper[i] = static_cast<int>(upper);
     }
     const uint64_t elem = 2;
-    TmaIm2colGeometry& a = plan.a;
+    TmaIm2colGeometry& a = plan.im2col;
     a.rank = three ? 5 : 4;
     const uint64_t in_dims[5] = {uint64_t(p.C), uint64_t(p.Wi), uint64_t(p.Hi), uint64_t(p.Di),
                                  uint64_t(p.N)};
@@ -54,9 +60,23 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     for (int i = 0; i < spatial; ++i) a.element_strides[1 + i] = static_cast<uint32_t>(stride[i]);
     a.element_strides[a.rank - 1] = 1;
     a.channels = 64;
-    a.pixels = static_cast<uint32_t>(c.tile_m);
+    // bwd_weight: one copy is one K tile (64 output pixels) of one 64-channel B column block.
+    a.pixels = static_cast<uint32_t>(weight_grad ? c.tile_k : c.tile_m);
 
-    TmaTiledGeometry& b = plan.b;
+    TmaTiledGeometry& b = plan.tiled;
+    if (weight_grad) {
+        const uint64_t pixels = uint64_t(p.N * p.Do() * p.Ho() * p.Wo());
+        b.dims[0] = uint64_t(p.K);
+        b.dims[1] = pixels;
+        b.dims[2] = 1;
+        b.strides_bytes[0] = uint64_t(p.K) * elem;
+        b.strides_bytes[1] = uint64_t(p.K) * elem * pixels;
+        b.box[0] = 64;
+        b.box[1] = static_cast<uint32_t>(c.tile_k);
+        b.box[2] = 1;
+        plan.enabled = true;
+        return plan;
+    }
     const int64_t taps = p.Z * p.Y * p.X;
     b.dims[0] = uint64_t(cpg);
     b.dims[1] = uint64_t(taps);

@@ -8,9 +8,15 @@
 //    filter base positions (lower corner -pad, upper corner pad - dilation * (R - 1)), walked
 //    with the convolution strides; the tap enters as the im2col offsets (dilation * tap).
 // B: the weight {C/G, Z*Y*X, G*K/G} tiled, one copy = 64 channels x 1 tap x tile_n rows.
+// bwd_weight reduces over output pixels, so both operands are MN-major: A is dOut tiled as
+// {K, N*Do*Ho*Wo, 1} (one copy = 64 channels x 64 pixels), B the input in im2col mode with 64
+// pixels x 64 channels per copy (tile_n / 64 copies of one tap's channel slice each). It has no
+// cp.async producer: C/G must be a multiple of 64 (a B copy stays inside one tap) and the maps
+// are required.
 // Both land in the 128-byte swizzle the wgmma descriptors read. Not eligible: merged groups,
 // split image, C/G not a multiple of 64 (a K tile must stay inside one tap), corners or
-// offsets outside what the copy engine encodes, strides over 8.
+// offsets outside what the copy engine encodes, strides over 8. A bwd_data kernel plans the
+// maps of its forward view (forward_view.h): A over dOut, B over the view's filter.
 #include "config/kernel_config.h"
 #include "problem/problem.h"
 
@@ -29,16 +35,20 @@ struct TmaIm2colGeometry {
 };
 
 struct TmaTiledGeometry {
-    uint64_t dims[3] = {};          // C/G, Z*Y*X, G*K/G
+    uint64_t dims[3] = {};          // C/G, Z*Y*X, G*K/G (bwd_weight: K, N*Do*Ho*Wo, 1)
     uint64_t strides_bytes[2] = {}; // of dims 1, 2
-    uint32_t box[3] = {};           // 64, 1, tile_n
+    uint32_t box[3] = {};           // 64, 1, tile_n (bwd_weight: 64, 64, 1)
 };
 
 struct WgmmaTmaPlan {
     bool enabled = false;
     std::string reason; // why not, when !enabled
-    TmaIm2colGeometry a;
-    TmaTiledGeometry b;
+    TmaIm2colGeometry im2col;
+    TmaTiledGeometry tiled;
+    // bwd_weight: the tiled map is over dOut (the output slot), not the filter, and the kernel
+    // has no cp.async producer, so it cannot run without the maps.
+    bool tiled_over_output = false;
+    bool required = false;
 };
 
 WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& config, const Problem& problem);

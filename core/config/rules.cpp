@@ -108,6 +108,10 @@ private:
 
     void variant_pipeline() {
         if (c_.variant == Variant::Forward) return;
+        // bwd_data on the wgmma pipeline is its forward kernel on the view of dOut
+        // (codegen/forward_view.h), bwd_weight its MN-major variant; the wgmma rule says the
+        // rest.
+        if (c_.variant != Variant::Forward && uses_wgmma(c_)) return;
         static constexpr std::array<Pipeline, 3> backward = {Pipeline::BasicV1, Pipeline::CompV3,
                                                              Pipeline::Mem};
         if (std::find(backward.begin(), backward.end(), c_.pipeline) == backward.end())
@@ -501,8 +505,12 @@ private:
                      " is a warpgroup's wgmma share and runs only with compv5, not " + pipeline());
         // compv5 with an mma.sync warp tile stays the two-group compv5 of gconv_gemm.h here.
         if (c_.pipeline != Pipeline::CompV5 || !tile) return;
-        if (c_.variant != Variant::Forward)
-            cull(Rule::Wgmma, "the wgmma pipeline takes K-major operands (forward) only");
+        // bwd_weight's operands are MN-major (kernels/gconv_wgmma.h): one tile per block,
+        // C staged in the drained ring.
+        if (c_.variant == Variant::BwdWeight && c_.epilogue != Epilogue::CShuffle)
+            cull(Rule::Wgmma, "bwd_weight wgmma kernels compute one tile per block and stage C "
+                              "in the ring: the cshuffle epilogue, not " +
+                                  std::string(to_string(c_.epilogue)));
         if (c_.warp_tile_n != c_.tile_n || c_.wave_n != 1)
             cull(Rule::Wgmma,
                  "each consumer warpgroup covers the whole tile_n with one "

@@ -14,8 +14,11 @@
 //             converts into dW (bf16 / fp16);
 //   two_stage split s stores its fp32 partial sums into workspace slice s; `finish` adds the
 //             slices and converts.
-// ConvParams: in = In, wei = dW (written), out = dOut. Kernel arguments (params, workspace).
+// ConvParams: in = In, wei = dW (written), out = dOut. Kernel arguments (params, workspace),
+// and the tensor maps for the sm_90a wgmma pipeline (gconv_wgmma.h: both operands MN-major,
+// loaded by the copy engine only).
 #include "gconv_gemm.h"
+#include "gconv_wgmma.h"
 
 namespace gconv {
 namespace bwd_weight {
@@ -70,10 +73,15 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
     GCONV_DEVICE const T* b_fallback() const { return in; }
 
     GCONV_DEVICE void setup(int tid) {
-        m0 = static_cast<int>(blockIdx.x) * TM;
-        n0 = static_cast<int>(blockIdx.y) * TN;
-        g = static_cast<int>(blockIdx.z) / SPLITS;
-        const int split = static_cast<int>(blockIdx.z) - g * SPLITS;
+        setup_at(tid, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
+                 static_cast<int>(blockIdx.z));
+    }
+    // The tile at grid position (bx, by, bz) (the wgmma pipeline's interface).
+    GCONV_DEVICE void setup_at(int tid, int bx, int by, int bz) {
+        m0 = bx * TM;
+        n0 = by * TN;
+        g = bz / SPLITS;
+        const int split = bz - g * SPLITS;
         reduction = p.N * p.Do * p.Ho * p.Wo;
         const int all_tiles = (reduction + TK - 1) / TK;
         const int per_split = (all_tiles + SPLITS - 1) / SPLITS;
@@ -159,8 +167,16 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
 };
 
 template <class Cfg> GCONV_DEVICE void run(const ConvParams& p, void* workspace) {
+    static_assert(!Source<Cfg>::WGMMA, "wgmma kernels take the tensor maps too");
     Source<Cfg> s(p, workspace);
     gemm::run(s);
+}
+// The wgmma pipeline (MN-major operands through tensor maps): `maps` must be the kernel's
+// __grid_constant__ parameter itself.
+template <class Cfg>
+GCONV_DEVICE void run(const ConvParams& p, void* workspace, const WgmmaMaps& maps) {
+    Source<Cfg> s(p, workspace);
+    wgmma::run(s, maps);
 }
 
 // Second kernel of two_stage and of atomic with a 16-bit dW: adds the fp32 slices of the

@@ -1,7 +1,7 @@
 #pragma once
 // Tensor-core direct convolution for small groups (pipeline `direct_mma`, forward and stride-1
 // bwd_data, 2D, NVIDIA): no im2col through global memory and no block-diagonal GEMM over merged
-// groups. bwd_data runs the forward code on a view (bwd_data() at the end).
+// groups. bwd_data runs as this forward kernel on its view (codegen/forward_view.h).
 //
 // Block: an output tile of TH rows x TW columns of one image (TW = min(Wo, kTileM), TH =
 // kTileM / TW, both clipped to the image) x kTileN consecutive channels (whole groups).
@@ -346,45 +346,6 @@ template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
 
 template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
     run<Cfg>(p);
-}
-
-// bwd_data with stride 1 along H and W is a forward convolution of dOut: dIn[i] = sum_t
-// dOut[i + pad - t * dil] w[t], so the view reads dOut as its input (Ho x Wo, K channels),
-// writes dIn as its output (Hi x Wi, C channels), pads by (taps - 1) * dil - pad and takes the
-// filter rotated by 180 degrees with its two channel axes swapped, which rotate_filter writes
-// into the workspace first (launch sequence: rotate_filter, then bwd_data). The host plans on
-// the same view (codegen/direct_mma_plan.h direct_mma_view()).
-template <class Cfg> GCONV_DEVICE void bwd_data(const ConvParams& p, void* workspace) {
-    ConvParams v = p;
-    v.in = p.out;
-    v.out = const_cast<void*>(p.in);
-    v.wei = workspace;
-    v.C = p.K, v.K = p.C;
-    v.Hi = p.Ho, v.Wi = p.Wo, v.Ho = p.Hi, v.Wo = p.Wi;
-    v.pad_h = (p.Y - 1) * p.dilation_h - p.pad_h;
-    v.pad_w = (p.X - 1) * p.dilation_w - p.pad_w;
-    v.c_per_group = p.k_per_group, v.k_per_group = p.c_per_group;
-    run<Cfg>(v);
-}
-
-// The view's filter in GKYXC: view channel (g, c), tap t, reduced channel k holds the stored
-// w[(g, k)][taps - 1 - t][c]. One element per thread of a grid-stride loop (the filter is small:
-// K x taps x C/G elements).
-template <class Cfg> GCONV_DEVICE void rotate_filter(const ConvParams& p, void* workspace) {
-    typedef typename Shape<Cfg>::T T;
-    constexpr int CPG = Shape<Cfg>::CPG;
-    const T* w = static_cast<const T*>(p.wei);
-    T* dst = static_cast<T*>(workspace);
-    const int taps = p.Y * p.X;
-    const int total = p.C * taps * CPG;
-    for (int e = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); e < total;
-         e += static_cast<int>(gridDim.x * blockDim.x)) {
-        const int k = e % CPG;
-        const int rest = e / CPG;
-        const int t = rest % taps, ch = rest / taps; // ch = (g, c)
-        const int g = ch / CPG, c = ch - g * CPG;
-        dst[e] = w[((g * CPG + k) * taps + taps - 1 - t) * CPG + c];
-    }
 }
 
 } // namespace direct_mma

@@ -128,10 +128,17 @@ GCONV_DEVICE u64 descriptor(u32 smem_addr) {
            (static_cast<u64>(1024 >> 4) << 32) | (static_cast<u64>(1) << 62);
 }
 
-// D(64 x N, fp32) += A(64 x 16) * B(16 x N), both from shared memory; IS_HALF picks fp16.
-// The asm of one N differs between the two types only in the type name, so one macro per N
-// writes it for both ("bf16", "f16").
-template <int N, bool IS_HALF> GCONV_DEVICE void wgmma_m64k16(float* d, u64 a, u64 b);
+// MN-major operand (bwd_weight: the tile holds 64 K rows (output pixels) of 64 M / N elements,
+// 128 bytes each, in the same swizzle): 8-row groups 1024 bytes apart along K (stride byte
+// offset), 64-element blocks `lbo` bytes apart along M / N (leading byte offset).
+GCONV_DEVICE u64 descriptor_mn(u32 smem_addr, u32 lbo) {
+    return static_cast<u64>((smem_addr & 0x3FFFF) >> 4) | (static_cast<u64>(lbo >> 4) << 16) |
+           (static_cast<u64>(1024 >> 4) << 32) | (static_cast<u64>(1) << 62);
+}
+
+// D(64 x N, fp32) += A(64 x 16) * B(16 x N), both from shared memory; IS_HALF picks fp16;
+// MN: both operands MN-major (the transpose immediates of the instruction).
+template <int N, bool IS_HALF, bool MN> GCONV_DEVICE void wgmma_m64k16(float* d, u64 a, u64 b);
 // 32 accumulators d[o] ... d[o + 31] as "+f" asm operands.
 #define GCONV_WGMMA_D32(o)                                                                         \
     "+f"(d[o + 0]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3]), "+f"(d[o + 4]),                \
@@ -141,36 +148,32 @@ template <int N, bool IS_HALF> GCONV_DEVICE void wgmma_m64k16(float* d, u64 a, u
         "+f"(d[o + 20]), "+f"(d[o + 21]), "+f"(d[o + 22]), "+f"(d[o + 23]), "+f"(d[o + 24]),       \
         "+f"(d[o + 25]), "+f"(d[o + 26]), "+f"(d[o + 27]), "+f"(d[o + 28]), "+f"(d[o + 29]),       \
         "+f"(d[o + 30]), "+f"(d[o + 31])
-#define GCONV_WGMMA_M64N64K16(IS_HALF, TYPE)                                                       \
-    template <> GCONV_DEVICE void wgmma_m64k16<64, IS_HALF>(float* d, u64 a, u64 b) {              \
+// One macro per N writes the asm for both types ("bf16", "f16") and both operand majors (TR:
+// the transpose immediates, "0" K-major, "1" MN-major).
+#define GCONV_WGMMA_M64N64K16(IS_HALF, TYPE, MN, TR)                                               \
+    template <> GCONV_DEVICE void wgmma_m64k16<64, IS_HALF, MN>(float* d, u64 a, u64 b) {          \
         asm volatile(                                                                              \
             "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"                                         \
             "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " "                        \
             "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,"      \
-            "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 0;\n}\n"              \
+            "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, " TR ", " TR ";\n}\n"    \
             : GCONV_WGMMA_D32(0)                                                                   \
             : "l"(a), "l"(b), "r"(1));                                                             \
     }
-GCONV_WGMMA_M64N64K16(false, "bf16")
-GCONV_WGMMA_M64N64K16(true, "f16")
-#undef GCONV_WGMMA_M64N64K16
-#define GCONV_WGMMA_M64N128K16(IS_HALF, TYPE)                                                      \
-    template <> GCONV_DEVICE void wgmma_m64k16<128, IS_HALF>(float* d, u64 a, u64 b) {             \
+#define GCONV_WGMMA_M64N128K16(IS_HALF, TYPE, MN, TR)                                              \
+    template <> GCONV_DEVICE void wgmma_m64k16<128, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
         asm volatile(                                                                              \
             "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"                                         \
             "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " "                       \
             "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,"      \
             "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,"     \
             "%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,"     \
-            "%62,%63}, %64, %65, p, 1, 1, 0, 0;\n}\n"                                              \
+            "%62,%63}, %64, %65, p, 1, 1, " TR ", " TR ";\n}\n"                                    \
             : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32)                                              \
             : "l"(a), "l"(b), "r"(1));                                                             \
     }
-GCONV_WGMMA_M64N128K16(false, "bf16")
-GCONV_WGMMA_M64N128K16(true, "f16")
-#undef GCONV_WGMMA_M64N128K16
-#define GCONV_WGMMA_M64N256K16(IS_HALF, TYPE)                                                      \
-    template <> GCONV_DEVICE void wgmma_m64k16<256, IS_HALF>(float* d, u64 a, u64 b) {             \
+#define GCONV_WGMMA_M64N256K16(IS_HALF, TYPE, MN, TR)                                              \
+    template <> GCONV_DEVICE void wgmma_m64k16<256, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
         asm volatile(                                                                              \
             "{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n"                                        \
             "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " "                       \
@@ -180,12 +183,22 @@ GCONV_WGMMA_M64N128K16(true, "f16")
             "%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,"     \
             "%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,"   \
             "%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,"     \
-            "%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, p, 1, 1, 0, 0;\n}\n"  \
+            "%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, p, 1, 1, " TR ", " TR \
+            ";\n}\n"                                                                               \
             : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D32(96)    \
             : "l"(a), "l"(b), "r"(1));                                                             \
     }
-GCONV_WGMMA_M64N256K16(false, "bf16")
-GCONV_WGMMA_M64N256K16(true, "f16")
+#define GCONV_WGMMA_ALL(N)                                                                         \
+    GCONV_WGMMA_M64N##N##K16(false, "bf16", false, "0")                                            \
+        GCONV_WGMMA_M64N##N##K16(true, "f16", false, "0")                                          \
+            GCONV_WGMMA_M64N##N##K16(false, "bf16", true, "1")                                     \
+                GCONV_WGMMA_M64N##N##K16(true, "f16", true, "1")
+GCONV_WGMMA_ALL(64)
+GCONV_WGMMA_ALL(128)
+GCONV_WGMMA_ALL(256)
+#undef GCONV_WGMMA_ALL
+#undef GCONV_WGMMA_M64N64K16
+#undef GCONV_WGMMA_M64N128K16
 #undef GCONV_WGMMA_M64N256K16
 #undef GCONV_WGMMA_D32
 
@@ -248,11 +261,11 @@ GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 t
         mbar_expect_tx(full, STAGE_BYTES);
         const u16 ox = static_cast<u16>(x * p.dilation_w), oy = static_cast<u16>(y * p.dilation_h);
         if constexpr (S::NDIM3)
-            tma_im2col_5d(dst, &maps.a, full, c_base + cc, w0, h0, d0, n, ox, oy,
+            tma_im2col_5d(dst, &maps.im2col, full, c_base + cc, w0, h0, d0, n, ox, oy,
                           static_cast<u16>(z * p.dilation_d));
         else
-            tma_im2col_4d(dst, &maps.a, full, c_base + cc, w0, h0, n, ox, oy);
-        tma_tile_3d(dst + A_BYTES, &maps.b, full, cc, tap, b_row);
+            tma_im2col_4d(dst, &maps.im2col, full, c_base + cc, w0, h0, n, ox, oy);
+        tma_tile_3d(dst + A_BYTES, &maps.tiled, full, cc, tap, b_row);
         cc += 64;
         if (cc >= p.c_per_group) {
             cc = 0;
@@ -264,6 +277,65 @@ GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 t
                     ++z;
                 }
             }
+        }
+    }
+}
+
+// The tensor-map producer of bwd_weight (both operands MN-major), one thread: a K tile is 64
+// consecutive output pixels r0 ... r0 + 63. A: TM / 64 tiled copies of dOut (64 pixels x 64
+// output channels of group g each); B: TN / 64 im2col copies of the input, each one tap's
+// 64-channel slice (C/G % 64 == 0, host-checked) for the same 64 output pixels. Copies past the
+// last pixel or channel are zero-filled by the copy engine; B column blocks past the last tap
+// copy the last tap again (their columns are never stored), so every stage receives the same
+// byte count.
+template <class S>
+GCONV_DEVICE void produce_tma_mn(const S& s, const WgmmaMaps& maps, u32 bars, u32 tiles_addr,
+                                 int ktiles, int it) {
+    constexpr int STAGES = S::STAGES, BLOCKS_A = S::TM / 64, BLOCKS_B = S::TN / 64;
+    constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128, BOX = 64 * 128;
+    const ConvParams& p = s.p;
+    const int cpg = p.c_per_group, taps = p.Z * p.Y * p.X;
+    int b_channel[BLOCKS_B];
+    u16 b_ox[BLOCKS_B], b_oy[BLOCKS_B], b_oz[BLOCKS_B];
+#pragma unroll
+    for (int j = 0; j < BLOCKS_B; ++j) {
+        const int col = s.n0 + 64 * j;
+        int tap = col / cpg, c0 = col - tap * cpg;
+        if (tap >= taps) tap = taps - 1, c0 = 0;
+        const int yx = p.Y * p.X;
+        const int z = tap / yx, y = (tap - z * yx) / p.X, x = tap - z * yx - y * p.X;
+        b_channel[j] = s.g * cpg + c0;
+        b_ox[j] = static_cast<u16>(x * p.dilation_w);
+        b_oy[j] = static_cast<u16>(y * p.dilation_h);
+        b_oz[j] = static_cast<u16>(z * p.dilation_d);
+    }
+    const int a_channel = s.g * p.k_per_group + s.m0;
+    const int pixels_out = p.Do * p.Ho * p.Wo, hw_out = p.Ho * p.Wo;
+    for (int t = 0; t < ktiles; ++t) {
+        const int q = it + t, st = q % STAGES;
+        if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
+        const u32 full = bars + 8 * st;
+        const u32 dst = tiles_addr + st * STAGE_BYTES;
+        mbar_expect_tx(full, STAGE_BYTES);
+        const int r0 = (s.tile_begin() + t) * 64;
+#pragma unroll
+        for (int i = 0; i < BLOCKS_A; ++i)
+            tma_tile_3d(dst + i * BOX, &maps.tiled, full, a_channel + 64 * i, r0, 0);
+        const int n = r0 / pixels_out;
+        int r = r0 - n * pixels_out;
+        const int od = r / hw_out;
+        r -= od * hw_out;
+        const int oh = r / p.Wo, ow = r - oh * p.Wo;
+        const int w0 = ow * p.stride_w - p.pad_w, h0 = oh * p.stride_h - p.pad_h;
+        const int d0 = od * p.stride_d - p.pad_d;
+#pragma unroll
+        for (int j = 0; j < BLOCKS_B; ++j) {
+            const u32 b_dst = dst + A_BYTES + j * BOX;
+            if constexpr (S::NDIM3)
+                tma_im2col_5d(b_dst, &maps.im2col, full, b_channel[j], w0, h0, d0, n, b_ox[j],
+                              b_oy[j], b_oz[j]);
+            else
+                tma_im2col_4d(b_dst, &maps.im2col, full, b_channel[j], w0, h0, n, b_ox[j], b_oy[j]);
         }
     }
 }
@@ -336,7 +408,12 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     constexpr int LAG = STAGES - 2;
     static_assert(STAGES >= 3, "the wgmma ring needs at least 3 stages");
     static_assert(S::TK == 64 && S::ELEM == 2, "one 128-byte swizzled row per tile row");
-    static_assert(!S::A_MN && !S::B_MN, "the wgmma path takes K-major operands only");
+    // K-major operands (forward, bwd_data's forward view), or both MN-major (bwd_weight, tensor
+    // maps only).
+    constexpr bool MN = S::A_MN;
+    static_assert(S::A_MN == S::B_MN, "the wgmma path takes two K-major or two MN-major operands");
+    static_assert(!MN || (S::CSHUFFLE && S::TM % 64 == 0 && S::TN % 64 == 0),
+                  "MN-major wgmma: one tile per block, whole 64-element copy blocks");
     const int tid = static_cast<int>(threadIdx.x);
     const int warp = tid / 32, lane = tid % 32;
     const TileWalk<S> walk(s.p);
@@ -362,6 +439,11 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     if (warp < 4) {
         if constexpr (CONSUMERS > 1) regs_dec<S::PRODUCER_REGS>();
         if (maps.enabled && tid != 0) return; // one thread issues the tensor copies
+        if constexpr (MN) {
+            // No cp.async producer for MN-major operands: the host refuses to launch without
+            // the maps, and a launch without them must not wait forever.
+            if (!maps.enabled) asm volatile("trap;");
+        }
         int it = 0;
         for (int tile = walk.first; tile < walk.count; tile += walk.step) {
             int bx, by, bz;
@@ -369,27 +451,28 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
             const int ktiles = s.tile_count();
-            if (maps.enabled) {
+            if constexpr (MN) {
+                produce_tma_mn(s, maps, bars, tiles_addr, ktiles, it);
+            } else if (maps.enabled) {
                 produce_tma(s, maps, bars, tiles_addr, ktiles, it);
-                it += ktiles;
-                continue;
-            }
-            for (int t = 0; t < ktiles; ++t) {
-                const int q = it + t, st = q % STAGES;
-                if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
-                copy_tile(s, tiles + st * STAGE_BYTES, tiles + st * STAGE_BYTES + A_BYTES,
-                          s.tile_begin() + t);
-                arch::async_commit();
-                if (t >= LAG) {
-                    arch::async_wait<LAG>();
-                    fence_proxy_async();
-                    mbar_arrive(bars + 8 * ((q - LAG) % STAGES));
+            } else {
+                for (int t = 0; t < ktiles; ++t) {
+                    const int q = it + t, st = q % STAGES;
+                    if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
+                    copy_tile(s, tiles + st * STAGE_BYTES, tiles + st * STAGE_BYTES + A_BYTES,
+                              s.tile_begin() + t);
+                    arch::async_commit();
+                    if (t >= LAG) {
+                        arch::async_wait<LAG>();
+                        fence_proxy_async();
+                        mbar_arrive(bars + 8 * ((q - LAG) % STAGES));
+                    }
                 }
+                arch::async_wait<0>();
+                fence_proxy_async();
+                for (int t = ktiles > LAG ? ktiles - LAG : 0; t < ktiles; ++t)
+                    mbar_arrive(bars + 8 * ((it + t) % STAGES));
             }
-            arch::async_wait<0>();
-            fence_proxy_async();
-            for (int t = ktiles > LAG ? ktiles - LAG : 0; t < ktiles; ++t)
-                mbar_arrive(bars + 8 * ((it + t) % STAGES));
             it += ktiles;
         }
     } else {
@@ -426,14 +509,20 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 const u32 a_addr = tiles_addr + st * STAGE_BYTES;
                 const u32 b_addr = a_addr + A_BYTES;
                 mma_fence();
+                // A k16 step is 32 bytes along a K-major row, 16 rows (2048 bytes) of an
+                // MN-major tile; a 64-row block of A is 8 KiB either way.
+                constexpr u32 K_STEP = MN ? 2048 : 32;
 #pragma unroll
                 for (int kk = 0; kk < 4; ++kk) {
-                    const u64 db = descriptor(b_addr + kk * 32);
+                    const u32 b_k = b_addr + kk * K_STEP;
+                    const u64 db = MN ? descriptor_mn(b_k, 64 * 128) : descriptor(b_k);
 #pragma unroll
-                    for (int r = 0; r < RM; ++r)
-                        wgmma_m64k16<S::TN, S::IS_HALF>(
+                    for (int r = 0; r < RM; ++r) {
+                        const u32 a_k = a_addr + (r * TILE_WGS + tile_wg) * 64 * 128 + kk * K_STEP;
+                        wgmma_m64k16<S::TN, S::IS_HALF, MN>(
                             acc + r * (S::TN / 2),
-                            descriptor(a_addr + (r * TILE_WGS + tile_wg) * 64 * 128 + kk * 32), db);
+                            MN ? descriptor_mn(a_k, 64 * 128) : descriptor(a_k), db);
+                    }
                 }
                 mma_commit();
                 mma_wait<1>();

@@ -1,6 +1,7 @@
 #include "worker/kernel_launch.h"
 
 #include "gpu/hip_check.h"
+#include "util/error.h"
 
 #include <algorithm>
 #include <iostream>
@@ -29,25 +30,35 @@ unsigned KernelLaunch::multiprocessors() {
     return multiprocessors_;
 }
 
-const WgmmaMaps& KernelLaunch::maps_for(const LaunchTensors& tensors) {
-    if (!maps_ready_ || maps_in_ != tensors.in || maps_wei_ != tensors.wei) {
-        maps_ = encode_wgmma_maps(sequence_.tma, tensors.in, tensors.wei);
-        maps_in_ = tensors.in;
-        maps_wei_ = tensors.wei;
+const WgmmaMaps& KernelLaunch::maps_for(const ConvParams& params) {
+    if (!maps_ready_ || maps_in_ != params.in || maps_wei_ != params.wei) {
+        const WgmmaTmaPlan& plan = sequence_.tma;
+        maps_ =
+            encode_wgmma_maps(plan, params.in, plan.tiled_over_output ? params.out : params.wei);
+        maps_in_ = params.in;
+        maps_wei_ = params.wei;
         maps_ready_ = true;
         // An eligible problem whose maps failed to encode runs the slower cp.async path;
         // say so once per launch object.
-        if (sequence_.tma.enabled && !maps_.maps.enabled && !maps_.user_off)
+        if (plan.required && !maps_.maps.enabled)
+            throw Error("this wgmma kernel loads through tensor maps only, which are "
+                        "not available: " +
+                        maps_.why);
+        if (plan.enabled && !maps_.maps.enabled && !maps_.user_off)
             std::cerr << "gconv: wgmma tensor maps not used: " << maps_.why << "\n";
     }
     return maps_.maps;
 }
 
 void KernelLaunch::run(const LaunchTensors& tensors, void* workspace, hipStream_t stream) {
-    ConvParams params = sequence_.params;
-    params.in = tensors.in;
-    params.wei = tensors.wei;
-    params.out = tensors.out;
+    ConvParams slots = sequence_.params;
+    slots.in = tensors.in;
+    slots.wei = tensors.wei;
+    slots.out = tensors.out;
+    ConvParams view = slots; // bwd_data as the forward kernel of its view
+    view.in = tensors.out;
+    view.wei = workspace;
+    view.out = tensors.in;
     for (const LaunchStep& step : sequence_.steps) {
         if (step.kind == LaunchStep::Kind::Memset) {
             void* base = nullptr;
@@ -69,10 +80,11 @@ void KernelLaunch::run(const LaunchTensors& tensors, void* workspace, hipStream_
             continue;
         }
         const KernelStep& k = step.kernel;
+        const ConvParams& params = k.dout_as_input ? view : slots;
         gpu::KernelArgs args;
         args.add(params);
         if (k.workspace_arg) args.add(workspace);
-        if (k.wgmma_maps) args.add(maps_for(tensors));
+        if (k.wgmma_maps) args.add(maps_for(params));
         gpu::LaunchConfig config;
         config.grid = {k.grid_x, k.grid_y, k.grid_z};
         if (k.persistent) {

@@ -34,9 +34,9 @@ public:
     std::size_t workspace_bytes() const { return sequence_.workspace_bytes; }
 
 private:
-    // The wgmma tensor maps, encoded for the tensors of the last run (re-encoded when they
-    // change).
-    const WgmmaMaps& maps_for(const LaunchTensors& tensors);
+    // The wgmma tensor maps, encoded for the input and weight of the step's arguments
+    // (re-encoded when they change).
+    const WgmmaMaps& maps_for(const ConvParams& params);
     // Multiprocessors of the current device: the block count of a persistent grid.
     unsigned multiprocessors();
     unsigned multiprocessors_ = 0;

@@ -52,7 +52,8 @@ const Driver& driver() {
 
 } // namespace
 
-EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* in, const void* wei) {
+EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
+                              const void* tiled_src) {
     EncodedMaps out;
     if (!plan.enabled) {
         out.why = plan.reason;
@@ -68,19 +69,20 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* in, const vo
         out.why = d.why;
         return out;
     }
-    const TmaIm2colGeometry& a = plan.a;
-    int status =
-        d.im2col(&out.maps.a, k_uint16, static_cast<uint32_t>(a.rank), const_cast<void*>(in),
-                 a.dims, a.strides_bytes, a.lower, a.upper, a.channels, a.pixels, a.element_strides,
-                 k_no_interleave, k_swizzle_128, k_l2_128, k_zero_fill);
+    const TmaIm2colGeometry& a = plan.im2col;
+    int status = d.im2col(&out.maps.im2col, k_uint16, static_cast<uint32_t>(a.rank),
+                          const_cast<void*>(im2col_src), a.dims, a.strides_bytes, a.lower, a.upper,
+                          a.channels, a.pixels, a.element_strides, k_no_interleave, k_swizzle_128,
+                          k_l2_128, k_zero_fill);
     if (status != 0) {
         out.why = "cuTensorMapEncodeIm2col returned " + std::to_string(status);
         return out;
     }
-    const TmaTiledGeometry& b = plan.b;
+    const TmaTiledGeometry& b = plan.tiled;
     const uint32_t unit[3] = {1, 1, 1};
-    status = d.tiled(&out.maps.b, k_uint16, 3, const_cast<void*>(wei), b.dims, b.strides_bytes,
-                     b.box, unit, k_no_interleave, k_swizzle_128, k_l2_256, k_zero_fill);
+    status =
+        d.tiled(&out.maps.tiled, k_uint16, 3, const_cast<void*>(tiled_src), b.dims, b.strides_bytes,
+                b.box, unit, k_no_interleave, k_swizzle_128, k_l2_256, k_zero_fill);
     if (status != 0) {
         out.why = "cuTensorMapEncodeTiled returned " + std::to_string(status);
         return out;

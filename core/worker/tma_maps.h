@@ -3,7 +3,8 @@
 // of device tensors through the driver's cuTensorMapEncodeIm2col / cuTensorMapEncodeTiled,
 // looked up at run time in libcuda (gconv links only HIP). Any failure, an AMD build, or
 // GCONV_WGMMA_TMA=0 in the environment yields maps with enabled = 0: the kernel then loads
-// with cp.async, which computes the same result.
+// with cp.async, which computes the same result (a plan with `required` has no such
+// fallback; the launch refuses to run it).
 #include "codegen/wgmma_tma.h"
 #include "kernels/gconv_params.h"
 
@@ -17,6 +18,9 @@ struct EncodedMaps {
     bool user_off = false; // GCONV_WGMMA_TMA=0: cp.async by request, nothing to report
 };
 
-EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* in, const void* wei);
+// im2col_src: the input tensor (plan.im2col); tiled_src: the tensor of plan.tiled (the filter,
+// or dOut where plan.tiled_over_output).
+EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
+                              const void* tiled_src);
 
 } // namespace gconv::worker

@@ -3,6 +3,7 @@
 # all, in this order), each under its own time limit, results under $OUT/<part>/:
 #   overhead   scripts/device/sweep_overhead.sh without the fresh-worker runs (issue 4 figures)
 #   wgmma      scripts/device/verify_wgmma.sh (verify the wgmma pools, time them against cuDNN)
+#   wgmma_bwd_data, wgmma_bwd_weight   the same for the backward wgmma pools (GCONV_VARIANT)
 #   sample     a sample of every other pool (GCONV_SAMPLE_KERNELS kernels each, default 48, of
 #              those GCONV_SAMPLE_FILTER keeps) verified on its test_validation sets
 #   classes    every bf16 pool of a direction on its baseline shapes (GCONV_CLASSES, default all
@@ -44,6 +45,8 @@ classes() {
     v=${set%_*}; d=${set##*_}
     case $v in
       forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_direct_mma forward_direct"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_direct" ;;
+      bwd_data) pools="bwd_data bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_direct bwd_data_direct_mma"; [ $d = 3d ] && pools="bwd_data_3d bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_direct" ;;
+      bwd_weight) pools="bwd_weight bwd_weight_wgmma bwd_weight_direct"; [ $d = 3d ] && pools="bwd_weight_3d bwd_weight_wgmma bwd_weight_direct" ;;
       *) pools="$v ${v}_direct ${v}_direct_mma"; [ $d = 3d ] && pools="${v}_3d ${v}_direct" ;;
     esac
     for cfg in $pools; do
@@ -64,6 +67,8 @@ for part in "${parts[@]}"; do
   case $part in
     overhead) OUT="$out/$part" GCONV_SKIP_FRESH=1 timeout "$(limit $part 120)" scripts/device/sweep_overhead.sh ;;
     wgmma) OUT="$out/$part" timeout "$(limit $part 150)" scripts/device/verify_wgmma.sh ;;
+    wgmma_bwd_data|wgmma_bwd_weight)
+      OUT="$out/$part" GCONV_VARIANT=${part#wgmma_} timeout "$(limit $part 200)" scripts/device/verify_wgmma.sh ;;
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     classes) export -f classes; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     compile) timeout "$(limit $part 120)" python3 bench/compile_time.py --bench $bench --kernels 100000 \
@@ -74,3 +79,7 @@ for part in "${parts[@]}"; do
   echo "== $part: rc $?, $(( $(date +%s) - t )) s"
 done
 echo "total: $(( $(date +%s) - t0 )) s"
+# A device call brings back at most 8 files: every part's output goes into one archive.
+if [ -n "${OUT:-}" ]; then
+  tar -czf /tmp/check_all.tgz -C "$out" . && rm -rf "${out:?}"/* && mv /tmp/check_all.tgz "$out/"
+fi

@@ -1,32 +1,54 @@
 #!/usr/bin/env bash
 # One device call for the sm_90a wgmma pipeline: build the Qt-free tools, verify every kernel
-# of the wgmma pools on the forward 2D / 3D test_validation sets and validation_holdout (the
-# pools' verifications run side by side), then time the bf16 pools against cuDNN on the 2D
-# baseline shapes and print the class report and a per-kernel table.
-# usage (on the GPU machine, .deps carried): scripts/device/verify_wgmma.sh
-#   GCONV_WGMMA_VERIFY=a,b  pools to verify (default forward_bf16_wgmma,
+# of the direction's wgmma pools on its 2D / 3D test_validation sets (forward: and
+# validation_holdout; the pools' verifications run side by side), then time the bf16 pools
+# against cuDNN on the direction's baseline shapes and print the class report and a per-kernel
+# table.
+# usage (on the GPU machine, .deps carried): [GCONV_VARIANT=bwd_data] scripts/device/verify_wgmma.sh
+#   GCONV_VARIANT           forward (default), bwd_data (configs/bwd_data_wgmma.json and
+#                           bwd_data_persistent_wgmma.json: the forward kernels on the view of
+#                           dOut, stride-1 problems) or bwd_weight (configs/bwd_weight_wgmma.json:
+#                           MN-major operands, C/G a multiple of 64)
+#   GCONV_WGMMA_VERIFY=a,b  pools to verify (forward default forward_bf16_wgmma,
 #                           forward_bf16_persistent_wgmma, forward_bf16_persistent_cshuffle_wgmma,
-#                           forward_bf16_pingpong_wgmma, forward_fp16_wgmma)
-#   GCONV_WGMMA_TIME=a,b    bf16 pools to time (default forward_bf16_wgmma,
+#                           forward_bf16_pingpong_wgmma, forward_fp16_wgmma; bwd_data: its two
+#                           pools; bwd_weight: bwd_weight_wgmma)
+#   GCONV_WGMMA_TIME=a,b    bf16 pools to time (forward default forward_bf16_wgmma,
 #                           forward_bf16_persistent_wgmma, forward_bf16_persistent_cshuffle_wgmma,
-#                           forward_bf16_pingpong_wgmma)
+#                           forward_bf16_pingpong_wgmma; bwd_data and bwd_weight: as verified)
 #   GCONV_VERIFY_ONLY=1     stop after the verification
 #   GCONV_WGMMA_SHAPES=a,b  time only these baseline shapes (layer names without "baseline.")
+#   GCONV_WGMMA_3D=1        time the 3D baseline shapes too
 #   GCONV_WGMMA_CPASYNC=1   time the first timed pool again with GCONV_WGMMA_TMA=0 (the cp.async
 #                           producer instead of the tensor-map copies, same kernels)
-#   GCONV_WGMMA_FULL=1      also time forward_bf16.json (its sm_90a pool holds wgmma kernels)
+#   GCONV_WGMMA_FULL=1      also time the direction's GEMM pool (forward_bf16.json holds wgmma
+#                           kernels on sm_90a; bwd_data.json / bwd_weight.json are mma.sync)
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 t0=$(date +%s)
 build_tools "$out/build.log" gconv-bench gconv-worker
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-common=(--variant forward --arch auto --progress none --kernel-timeout 10)
-IFS=, read -ra verify <<< "${GCONV_WGMMA_VERIFY:-forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma,forward_fp16_wgmma}"
-IFS=, read -ra timed_pools <<< "${GCONV_WGMMA_TIME:-forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma}"
+variant=${GCONV_VARIANT:-forward}
+common=(--variant $variant --arch auto --progress none --kernel-timeout 10)
+case $variant in
+  forward)
+    verify_default=forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma,forward_fp16_wgmma
+    time_default=forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma
+    sets=forward_2d_test_validation,forward_3d_test_validation,validation_holdout gemm=forward_bf16 ;;
+  bwd_data)
+    verify_default=bwd_data_wgmma,bwd_data_persistent_wgmma time_default=bwd_data_wgmma,bwd_data_persistent_wgmma
+    sets=bwd_data_2d_test_validation,bwd_data_3d_test_validation gemm=bwd_data ;;
+  bwd_weight)
+    verify_default=bwd_weight_wgmma time_default=bwd_weight_wgmma
+    sets=bwd_weight_2d_test_validation,bwd_weight_3d_test_validation gemm=bwd_weight ;;
+  *) echo "verify_wgmma.sh: no wgmma pool for '$variant'" >&2; exit 2 ;;
+esac
+IFS=, read -ra verify <<< "${GCONV_WGMMA_VERIFY:-$verify_default}"
+IFS=, read -ra timed_pools <<< "${GCONV_WGMMA_TIME:-$time_default}"
 t=$(date +%s)
 for cfg in "${verify[@]}"; do
   timeout 150 $bench "${common[@]}" --batch-size 400 --warmup 1 --repeat 2 --config configs/$cfg.json \
-    --problems forward_2d_test_validation,forward_3d_test_validation,validation_holdout \
+    --problems $sets \
     --output "$out/verify_$cfg.csv" > "$out/verify_$cfg.txt" 2>&1 &
 done
 wait
@@ -34,30 +56,35 @@ tail -q -n 2 "$out"/verify_*.txt
 echo "verify: $(( $(date +%s) - t )) s"
 python3 bench/report.py "$out"/verify_*.csv | tee "$out/verify_report.txt"
 [ -n "${GCONV_VERIFY_ONLY:-}" ] && exit 0
-shapes=bench/baselines/baseline_forward_2d.json
+shape_files=(bench/baselines/baseline_${variant}_2d.json)
+[ -n "${GCONV_WGMMA_3D:-}" ] && shape_files+=(bench/baselines/baseline_${variant}_3d.json)
 if [ -n "${GCONV_WGMMA_SHAPES:-}" ]; then
-  shapes=/tmp/wgmma_shapes.json
-  python3 - "$GCONV_WGMMA_SHAPES" > "$shapes" <<'PY'
+  for i in "${!shape_files[@]}"; do
+    python3 - "$GCONV_WGMMA_SHAPES" "${shape_files[$i]}" > "/tmp/wgmma_shapes_$i.json" <<'PY'
 import json, sys
-d = json.load(open("bench/baselines/baseline_forward_2d.json"))
+d = json.load(open(sys.argv[2]))
 keep = {"baseline." + s for s in sys.argv[1].split(",")}
 d["problems"] = [p for p in d["problems"] if p["layer"] in keep]
 print(json.dumps(d))
 PY
+    shape_files[$i]=/tmp/wgmma_shapes_$i.json
+  done
 fi
-timed=(--batch-size 100 --warmup 3 --repeat 20 --problems-file "$shapes")
-for cfg in "${timed_pools[@]}"; do
-  $bench "${common[@]}" "${timed[@]}" --baseline cudnn --config configs/$cfg.json \
-    --output "$out/baseline_$cfg.csv" 2>&1 | tail -1
+timed=(--batch-size 100 --warmup 3 --repeat 20)
+for i in "${!shape_files[@]}"; do
+  for cfg in "${timed_pools[@]}"; do
+    $bench "${common[@]}" "${timed[@]}" --problems-file "${shape_files[$i]}" --baseline cudnn \
+      --config configs/$cfg.json --output "$out/baseline_${cfg}_$i.csv" 2>&1 | tail -1
+  done
+  if [ -n "${GCONV_WGMMA_CPASYNC:-}" ]; then
+    GCONV_WGMMA_TMA=0 $bench "${common[@]}" "${timed[@]}" --problems-file "${shape_files[$i]}" \
+      --config configs/${timed_pools[0]}.json --output "$out/cpasync_${timed_pools[0]}_$i.csv" 2>&1 | tail -1
+  fi
+  if [ -n "${GCONV_WGMMA_FULL:-}" ]; then
+    $bench "${common[@]}" "${timed[@]}" --problems-file "${shape_files[$i]}" --baseline cudnn \
+      --config configs/$gemm.json --output "$out/baseline_${gemm}_$i.csv" 2>&1 | tail -1
+  fi
 done
-if [ -n "${GCONV_WGMMA_CPASYNC:-}" ]; then
-  GCONV_WGMMA_TMA=0 $bench "${common[@]}" "${timed[@]}" --config configs/${timed_pools[0]}.json \
-    --output "$out/cpasync_${timed_pools[0]}.csv" 2>&1 | tail -1
-fi
-if [ -n "${GCONV_WGMMA_FULL:-}" ]; then
-  $bench "${common[@]}" "${timed[@]}" --baseline cudnn --config configs/forward_bf16.json \
-    --output "$out/baseline_forward_bf16.csv" 2>&1 | tail -1
-fi
 grep -h "tensor maps not used" "$out"/*.worker.log 2>/dev/null | sort | uniq -c | head -5
 python3 bench/report.py --classes --shapes --markdown "$out"/baseline_*.csv | tee "$out/classes.md"
 python3 - "$out" <<'PY'
@@ -91,7 +118,7 @@ print("| shape | pool | best kernel | ms | TFLOP/s | cuDNN ms | vs cuDNN |")
 print("|---|---|---|---|---|---|---|")
 best = {}
 for p in sorted(glob.glob(os.path.join(sys.argv[1], "baseline_*.csv"))):
-    pool = os.path.basename(p)[len("baseline_"):-len(".csv")]
+    pool = os.path.basename(p)[len("baseline_"):-len(".csv")].rsplit("_", 1)[0]
     for r in csv.DictReader(open(p)):
         key = (r["layer"].replace("baseline.", ""), pool)
         if r["status"] == "ok" and (key not in best or

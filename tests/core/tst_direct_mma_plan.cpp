@@ -2,6 +2,7 @@
 // names, the problems it takes and rejects, block tiles and halos that cover every output pixel
 // and every input pixel it reads, and a shipped pool that runs the small-group baseline shapes.
 #include "codegen/direct_mma_plan.h"
+#include "codegen/forward_view.h"
 #include "codegen/kernel_source.h"
 #include "codegen/launch_sequence.h"
 #include "config/arch_spec.h"
@@ -160,7 +161,7 @@ private slots:
             p.pad_h = rng->bounded(static_cast<int>(f));
             p.pad_w = rng->bounded(static_cast<int>((f - 1) * p.dilation_w + 1));
             if (!validate(p).empty()) continue;
-            const Problem v = direct_mma_view(bwd, p);
+            const Problem v = forward_view(p);
             QCOMPARE(v.Ho(), p.Hi);
             QCOMPARE(v.Wo(), p.Wi);
             QCOMPARE(v.Hi, p.Ho());
@@ -186,8 +187,7 @@ private slots:
         fwd.variant = Variant::Forward;
         QVERIFY(bwd.double_smem_buffer && is_supported(bwd, many).ok);
         QVERIFY(direct_mma_tiles_per_block(bwd, many) > 2);
-        QCOMPARE(plan_launch(bwd, many).grid_x,
-                 plan_launch(fwd, direct_mma_view(bwd, many)).grid_x);
+        QCOMPARE(plan_launch(bwd, many).grid_x, plan_launch(fwd, forward_view(many)).grid_x);
         auto reason = [&](Problem p) {
             return QString::fromStdString(is_supported(bwd, p).reason);
         };
@@ -199,17 +199,21 @@ private slots:
         const Problem p = grouped(256, 32, 28);
         const LaunchSequence seq = plan_sequence(bwd, p);
         QCOMPARE(seq.steps.size(), std::size_t{2});
-        QCOMPARE(seq.steps[0].kernel.entry, std::string(direct_mma_rotate_entry_name()));
-        QVERIFY(seq.steps[0].kernel.workspace_arg && seq.steps[1].kernel.workspace_arg);
+        QCOMPARE(seq.steps[0].kernel.entry, std::string(rotate_filter_entry_name()));
+        // The rotation reads the stored filter and writes the workspace; the forward kernel
+        // reads dOut as its input and the workspace as its filter, and writes dIn.
+        QVERIFY(seq.steps[0].kernel.workspace_arg && !seq.steps[0].kernel.dout_as_input);
+        QVERIFY(!seq.steps[1].kernel.workspace_arg && seq.steps[1].kernel.dout_as_input);
+        QCOMPARE(int64_t{seq.params.C}, p.K);
+        QCOMPARE(int64_t{seq.params.Hi}, p.Ho());
         QVERIFY(int64_t{seq.steps[0].kernel.grid_x} * seq.steps[0].kernel.block_threads >=
                 std::min<int64_t>(p.weight_elements(), 256 * 1024));
         QCOMPARE(seq.workspace_bytes, std::size_t(p.weight_elements() * 2));
         QCOMPARE(plan_sequence(mma_base(8), p).steps.size(), std::size_t{1});
         const std::string source = generate_kernel_source(bwd);
-        QVERIFY(source.find(std::string(direct_mma_rotate_entry_name()) + "(gconv::ConvParams p") !=
+        QVERIFY(source.find(std::string(rotate_filter_entry_name()) + "(gconv::ConvParams p") !=
                 std::string::npos);
-        QVERIFY(source.find("gconv::direct_mma::bwd_data<GconvConfig>(p, workspace)") !=
-                std::string::npos);
+        QVERIFY(source.find(generate_kernel_source(forward_twin(bwd))) != std::string::npos);
         QVERIFY(kernel_name(bwd) != kernel_name(mma_base(8)));
     }
 

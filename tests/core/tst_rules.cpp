@@ -360,6 +360,30 @@ private slots:
         expect_only(o, "sm_90a", Rule::Wgmma, "only with compv5");
     }
 
+    // bwd_data runs on the wgmma pipeline as the forward kernel of its view (K-major operands);
+    // bwd_weight's MN-major variant computes one tile per block: cshuffle only, by name.
+    void wgmma_backward_directions() {
+        KernelConfig d = wgmma_base();
+        d.variant = Variant::BwdData;
+        const auto ok = check_legality(d, specs().get("sm_90a"), specs());
+        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        KernelConfig w = wgmma_base();
+        w.variant = Variant::BwdWeight;
+        QVERIFY(check_legality(w, specs().get("sm_90a"), specs()).empty());
+        w.epilogue = Epilogue::Direct;
+        w.vector_size_c = 2;
+        expect_only(w, "sm_90a", Rule::Wgmma, "the cshuffle epilogue, not direct");
+        // Other compv5 kernels stay forward-only in the backward directions.
+        KernelConfig m = legal_base();
+        m.variant = Variant::BwdData;
+        m.pipeline = Pipeline::CompV5;
+        m.double_smem_buffer = true;
+        m.num_wave_groups = 2;
+        m.tile_m = 64;
+        m.tile_n = 64;
+        expect_only(m, "sm_90a", Rule::VariantPipeline, "compv5");
+    }
+
     void wgmma_shapes() {
         KernelConfig c = wgmma_base();
         c.tile_k = 32;

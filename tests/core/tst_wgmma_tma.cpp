@@ -1,5 +1,6 @@
 // The tensor-map plan of the wgmma pipeline (codegen/wgmma_tma.h): which problems it takes,
 // the geometry it hands the driver, and that only wgmma kernels get the maps argument.
+#include "codegen/forward_view.h"
 #include "codegen/kernel_source.h"
 #include "codegen/launch_sequence.h"
 #include "codegen/wgmma_tma.h"
@@ -52,7 +53,7 @@ private slots:
         const Problem p = grouped_2d();
         const WgmmaTmaPlan plan = plan_wgmma_tma(wgmma_config(), p);
         QVERIFY2(plan.enabled, plan.reason.c_str());
-        const TmaIm2colGeometry& a = plan.a;
+        const TmaIm2colGeometry& a = plan.im2col;
         QCOMPARE(a.rank, 4);
         QCOMPARE(a.dims[0], uint64_t(256)); // every group's channels: the block picks its own
         QCOMPARE(a.dims[1], uint64_t(30));
@@ -75,7 +76,7 @@ private slots:
         QCOMPARE(a.element_strides[3], 1u);
         QCOMPARE(a.channels, 64u);
         QCOMPARE(a.pixels, 128u);
-        const TmaTiledGeometry& b = plan.b;
+        const TmaTiledGeometry& b = plan.tiled;
         QCOMPARE(b.dims[0], uint64_t(128));
         QCOMPARE(b.dims[1], uint64_t(15));
         QCOMPARE(b.dims[2], uint64_t(256));
@@ -96,15 +97,15 @@ private slots:
         p.stride_d = 2;
         const WgmmaTmaPlan plan = plan_wgmma_tma(wgmma_config(3), p);
         QVERIFY2(plan.enabled, plan.reason.c_str());
-        QCOMPARE(plan.a.rank, 5);
-        QCOMPARE(plan.a.dims[3], uint64_t(6)); // C, W, H, D, N
-        QCOMPARE(plan.a.dims[4], uint64_t(2));
-        QCOMPARE(plan.a.lower[2], -1);
-        QCOMPARE(plan.a.upper[2], 1 - 2);
-        QCOMPARE(plan.a.lower[1], 0);
-        QCOMPARE(plan.a.element_strides[3], 2u);
-        QCOMPARE(plan.a.element_strides[4], 1u);
-        QCOMPARE(plan.b.dims[1], uint64_t(27));
+        QCOMPARE(plan.im2col.rank, 5);
+        QCOMPARE(plan.im2col.dims[3], uint64_t(6)); // C, W, H, D, N
+        QCOMPARE(plan.im2col.dims[4], uint64_t(2));
+        QCOMPARE(plan.im2col.lower[2], -1);
+        QCOMPARE(plan.im2col.upper[2], 1 - 2);
+        QCOMPARE(plan.im2col.lower[1], 0);
+        QCOMPARE(plan.im2col.element_strides[3], 2u);
+        QCOMPARE(plan.im2col.element_strides[4], 1u);
+        QCOMPARE(plan.tiled.dims[1], uint64_t(27));
     }
 
     void ineligible_problems_fall_back() {
@@ -159,6 +160,111 @@ private slots:
         QVERIFY(!other.tma.enabled);
         QVERIFY(generate_kernel_source(plain).find("WgmmaMaps") == std::string::npos);
         QVERIFY(!other.steps[0].kernel.persistent);
+    }
+
+    // bwd_data (stride 1) runs as the forward wgmma kernel of its view: the maps are planned on
+    // dOut (its channels K, its extent Wo x Ho, pads (taps - 1) x dilation - pad) and on the
+    // view's filter in the workspace ({K/G, taps, C}); the filter rotation runs first.
+    void bwd_data_plans_the_maps_of_its_forward_view() {
+        KernelConfig c = wgmma_config();
+        c.variant = Variant::BwdData;
+        Problem p = grouped_2d();
+        p.stride_w = 1;
+        p.K = 384; // K/G 192 != C/G 128: a swapped channel axis shows
+        QVERIFY2(is_supported(c, p).ok, is_supported(c, p).reason.c_str());
+        const WgmmaTmaPlan plan = plan_wgmma_tma(c, p);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        QCOMPARE(plan.im2col.dims[0], uint64_t(384));
+        QCOMPARE(plan.im2col.dims[1], uint64_t(p.Wo()));
+        QCOMPARE(plan.im2col.dims[2], uint64_t(p.Ho()));
+        QCOMPARE(plan.im2col.lower[0], -(4 - 2)); // view pad_w = (X - 1) * dilation_w - pad_w
+        QCOMPARE(plan.im2col.lower[1], -(4 - 1)); // view pad_h = (Y - 1) * dilation_h - pad_h
+        QCOMPARE(plan.im2col.element_strides[1], 1u);
+        QCOMPARE(plan.tiled.dims[0], uint64_t(192));
+        QCOMPARE(plan.tiled.dims[1], uint64_t(15));
+        QCOMPARE(plan.tiled.dims[2], uint64_t(256));
+        // The box walks every dIn pixel.
+        QCOMPARE(int64_t(p.Wo() - 1 + plan.im2col.upper[0] - plan.im2col.lower[0] + 1), p.Wi);
+        QCOMPARE(int64_t(p.Ho() - 1 + plan.im2col.upper[1] - plan.im2col.lower[1] + 1), p.Hi);
+        const LaunchSequence seq = plan_sequence(c, p);
+        QCOMPARE(seq.steps.size(), std::size_t(2));
+        QCOMPARE(seq.steps[0].kernel.entry, std::string(rotate_filter_entry_name()));
+        QVERIFY(seq.steps[1].kernel.wgmma_maps && seq.steps[1].kernel.dout_as_input);
+        QVERIFY(!seq.steps[1].kernel.workspace_arg);
+        QCOMPARE(seq.workspace_bytes, std::size_t(p.weight_elements() * 2));
+        // Params and grid are the forward view's: dIn pixels are the GEMM rows.
+        QCOMPARE(int64_t{seq.params.C}, p.K);
+        QCOMPARE(int64_t{seq.params.c_per_group}, p.k_per_group());
+        QCOMPARE(int64_t{seq.params.Wo}, p.Wi);
+        QCOMPARE(int64_t{seq.params.m_tiles_per_piece}, (p.N * p.Hi * p.Wi + 127) / 128);
+        QCOMPARE(seq.steps[1].kernel.grid_y, unsigned((128 + 127) / 128));
+        const std::string source = generate_kernel_source(c);
+        QVERIFY(source.find(generate_kernel_source(forward_twin(c))) != std::string::npos);
+        QVERIFY(source.find("gconv::rotate_filter<gconv::bf16_t>(p, workspace)") !=
+                std::string::npos);
+        // Strides above 1 and pads past the filter are refused by name.
+        Problem strided = p;
+        strided.stride_h = 2;
+        QVERIFY(QString::fromStdString(is_supported(c, strided).reason).startsWith("stride"));
+        Problem padded = p;
+        padded.pad_w = 5;
+        QVERIFY(QString::fromStdString(is_supported(c, padded).reason).startsWith("pad"));
+        // A refusal of the view's own check says that it is the view's.
+        KernelConfig merged = c;
+        merged.num_groups_to_merge = 4;
+        const SupportCheck m = is_supported(merged, p);
+        QVERIFY(!m.ok && m.reason.find("forward convolution of dOut") != std::string::npos);
+    }
+
+    // bwd_weight reduces over output pixels: A is dOut through a tiled map ({K, pixels, 1}, a
+    // 64 x 64 box), B the input through an im2col map of 64 pixels per copy; the kernel has no
+    // cp.async producer, so a problem the maps cannot describe is refused, by name.
+    void bwd_weight_plans_tiled_dout_and_im2col_input() {
+        KernelConfig c = wgmma_config();
+        c.variant = Variant::BwdWeight;
+        c.split_k = 4;
+        c.split_k_mode = SplitKMode::Atomic;
+        const Problem p = grouped_2d();
+        QVERIFY2(is_supported(c, p).ok, is_supported(c, p).reason.c_str());
+        const WgmmaTmaPlan plan = plan_wgmma_tma(c, p);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        QVERIFY(plan.required && plan.tiled_over_output);
+        QCOMPARE(plan.im2col.pixels, 64u);
+        QCOMPARE(plan.im2col.channels, 64u);
+        QCOMPARE(plan.im2col.dims[0], uint64_t(256)); // the input's channels, as forward
+        QCOMPARE(plan.im2col.element_strides[1], 2u); // stride_w
+        const uint64_t pixels = uint64_t(p.N * p.Ho() * p.Wo());
+        QCOMPARE(plan.tiled.dims[0], uint64_t(256)); // K
+        QCOMPARE(plan.tiled.dims[1], pixels);
+        QCOMPARE(plan.tiled.dims[2], uint64_t(1));
+        QCOMPARE(plan.tiled.strides_bytes[0], uint64_t(256 * 2));
+        QCOMPARE(plan.tiled.box[0], 64u);
+        QCOMPARE(plan.tiled.box[1], 64u);
+        QCOMPARE(plan.tiled.box[2], 1u);
+        // memset of the fp32 workspace, the wgmma GEMM (maps, workspace), the convert kernel.
+        const LaunchSequence seq = plan_sequence(c, p);
+        QCOMPARE(seq.steps.size(), std::size_t(3));
+        const KernelStep& main = seq.steps[1].kernel;
+        QVERIFY(main.wgmma_maps && main.workspace_arg && !main.persistent && !main.dout_as_input);
+        QCOMPARE(main.block_threads, unsigned((4 + 4) * 32)); // producer warpgroup + consumers
+        QCOMPARE(main.grid_z, unsigned(p.G * 4));
+        QVERIFY(generate_kernel_source(c).find(
+                    "gconv::bwd_weight::run<GconvConfig>(p, workspace, maps)") !=
+                std::string::npos);
+        Problem narrow = p;
+        narrow.C = 64; // C/G 32: a B copy would cross taps
+        const SupportCheck s = is_supported(c, narrow);
+        QVERIFY(!s.ok);
+        QVERIFY2(QString::fromStdString(s.reason).startsWith("tensor maps"), s.reason.c_str());
+        QVERIFY(s.reason.find("C/G") != std::string::npos);
+        // The mma.sync bwd_weight kernels take no maps.
+        KernelConfig plain = c;
+        plain.pipeline = Pipeline::Mem;
+        plain.double_smem_buffer = false;
+        plain.num_wave_groups = 1;
+        plain.wave_m = 2, plain.wave_n = 2;
+        plain.warp_tile_m = 32, plain.warp_tile_n = 32;
+        QVERIFY(!plan_wgmma_tma(plain, p).enabled);
     }
 
     // The direct epilogue leaves the ring free for the next tile's loads: its grid is persistent;

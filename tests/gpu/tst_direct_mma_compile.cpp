@@ -78,8 +78,8 @@ private slots:
             QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
                      qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
                                                        jit::log_head(result.log, 12))));
-            for (const char* call : {"gconv::direct_mma::bwd_data<GconvConfig>(p, workspace)",
-                                     "gconv::direct_mma::rotate_filter<GconvConfig>(p, workspace)"})
+            for (const char* call : {"gconv::direct_mma::forward<GconvConfig>(p)",
+                                     "gconv::rotate_filter<gconv::bf16_t>(p, workspace)"})
                 QVERIFY2(request.source.find(call) != std::string::npos, call);
         }
     }

@@ -1,0 +1,35 @@
+#pragma once
+// bwd_data with stride 1 is a forward convolution: dIn[i] = sum_t dOut[i + pad - t * dil] w[t]
+// is the convolution of dOut (the view's input: Do x Ho x Wo pixels of K channels) that gives
+// dIn (the view's output: Di x Hi x Wi pixels of C channels), padded by (taps - 1) * dil - pad
+// per dimension, with the filter rotated by 180 degrees and its two channel axes swapped.
+// Kernels that run bwd_data this way (direct_mma, the wgmma pipeline) are forward kernels on
+// that view: their launch sequence first writes the view's filter into the workspace
+// (gconv_rotate_filter, core/kernels/gconv_rotate.h), then launches the forward kernel with
+// dOut in the input slot, dIn in the output slot and the workspace as the weight.
+#include "config/kernel_config.h"
+#include "problem/problem.h"
+
+#include <string>
+
+namespace gconv {
+
+// A bwd_data kernel that runs as the forward kernel of the view (direct_mma, wgmma).
+bool runs_forward_view(const KernelConfig& config);
+// The same kernel as a forward kernel: what the view's launch compiles and plans.
+KernelConfig forward_twin(const KernelConfig& config);
+// The forward problem of a stride-1 bwd_data problem (2D and 3D).
+Problem forward_view(const Problem& problem);
+// The problem a kernel's main launch computes: the view for runs_forward_view(config), else
+// the problem itself.
+Problem launched_problem(const KernelConfig& config, const Problem& problem);
+// Why the view cannot compute `problem` (a stride above 1, a pad above (taps - 1) x dilation),
+// naming the field; empty when it can.
+std::string forward_view_refusal(const Problem& problem);
+
+// The view filter's writer: entry name, threads per block and block cap of its grid-stride loop.
+std::string_view rotate_filter_entry_name();
+inline constexpr unsigned k_rotate_filter_threads = 256;
+inline constexpr unsigned k_rotate_filter_max_blocks = 1024;
+
+} // namespace gconv
