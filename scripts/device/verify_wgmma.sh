@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call for the sm_90a wgmma pipeline: build the Qt-free tools, verify every kernel
 # of the direction's wgmma pools on its 2D / 3D test_validation sets (forward: and
-# validation_holdout; the pools' verifications run side by side), then time the bf16 pools
+# validation_holdout; backward: and scripts/device/wgmma_problems.json; the pools'
+# verifications run side by side), then time the bf16 pools
 # against cuDNN on the direction's baseline shapes and print the class report and a per-kernel
 # table.
 # usage (on the GPU machine, .deps carried): [GCONV_VARIANT=bwd_data] scripts/device/verify_wgmma.sh
@@ -45,10 +46,22 @@ case $variant in
 esac
 IFS=, read -ra verify <<< "${GCONV_WGMMA_VERIFY:-$verify_default}"
 IFS=, read -ra timed_pools <<< "${GCONV_WGMMA_TIME:-$time_default}"
+# The backward pools also take scripts/device/wgmma_problems.json (the shapes their tensor maps
+# and tails need), in the direction's name.
+extra=()
+if [ "$variant" != forward ]; then
+  python3 - "$variant" > /tmp/wgmma_problems.json <<'PY'
+import json, sys
+d = json.load(open("scripts/device/wgmma_problems.json"))
+d["direction"] = sys.argv[1]
+print(json.dumps(d))
+PY
+  extra=(--problems-file /tmp/wgmma_problems.json)
+fi
 t=$(date +%s)
 for cfg in "${verify[@]}"; do
   timeout 150 $bench "${common[@]}" --batch-size 400 --warmup 1 --repeat 2 --config configs/$cfg.json \
-    --problems $sets \
+    --problems $sets "${extra[@]}" \
     --output "$out/verify_$cfg.csv" > "$out/verify_$cfg.txt" 2>&1 &
 done
 wait
