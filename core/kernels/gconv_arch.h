@@ -193,5 +193,27 @@ GCONV_DEVICE void atomic_add(float* dst, float v) {
 #endif
 }
 
+// N consecutive fp32 adds (dst aligned to N values, N a power of two): on sm_90 and later as
+// vector reductions of up to 4 values (red.global.add.v4.f32; the L2 applies a reduction per
+// transaction, so a vector adds 4 values for the cost of one), elsewhere one by one.
+template <int N> GCONV_DEVICE void atomic_add_run(float* dst, const float* v) {
+#if defined(GCONV_NV) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (N >= 4) {
+#pragma unroll
+        for (int e = 0; e < N; e += 4)
+            asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(dst + e),
+                         "f"(v[e]), "f"(v[e + 1]), "f"(v[e + 2]), "f"(v[e + 3])
+                         : "memory");
+        return;
+    } else if constexpr (N == 2) {
+        asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(dst), "f"(v[0]), "f"(v[1])
+                     : "memory");
+        return;
+    }
+#endif
+#pragma unroll
+    for (int e = 0; e < N; ++e) atomic_add(dst + e, v[e]);
+}
+
 } // namespace arch
 } // namespace gconv

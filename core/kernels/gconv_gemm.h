@@ -484,12 +484,12 @@ template <class G> GCONV_DEVICE void coord(int idx, int wm, int wn, int lane, in
     }
 }
 
-// Writes (or, ATOMIC, adds) N contiguous output values.
+// Writes (or, ATOMIC, adds) N contiguous output values; dst is aligned to N values (the
+// support checks make vector_size_c divide the row, and runs start at multiples of it).
 template <class S, int N>
 GCONV_DEVICE void put(typename S::OutT* dst, const typename S::OutT* values) {
     if constexpr (S::ATOMIC) {
-#pragma unroll
-        for (int e = 0; e < N; ++e) arch::atomic_add(dst + e, values[e]);
+        arch::atomic_add_run<N>(dst, values);
     } else {
         copy_run<N>(dst, values);
     }

@@ -80,6 +80,9 @@ for part in "${parts[@]}"; do
 done
 echo "total: $(( $(date +%s) - t0 )) s"
 # A device call brings back at most 8 files: every part's output goes into one archive.
+# A part stopped at its limit can leave its benchmark running: stop it first; a file that
+# changed while tar read it (exit 1) still leaves a usable archive.
 if [ -n "${OUT:-}" ]; then
-  tar -czf /tmp/check_all.tgz -C "$out" . && rm -rf "${out:?}"/* && mv /tmp/check_all.tgz "$out/"
+  pkill -f "$bench" 2>/dev/null; sleep 1
+  tar -czf /tmp/check_all.tgz -C "$out" .; [ $? -le 1 ] && rm -rf "${out:?}"/* && mv /tmp/check_all.tgz "$out/"
 fi
