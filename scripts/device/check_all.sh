@@ -83,6 +83,6 @@ echo "total: $(( $(date +%s) - t0 )) s"
 # A part stopped at its limit can leave its benchmark running: stop it first; a file that
 # changed while tar read it (exit 1) still leaves a usable archive.
 if [ -n "${OUT:-}" ]; then
-  pkill -f "$bench" 2>/dev/null; sleep 1
+  pkill -x gconv-bench 2>/dev/null; pkill -x gconv-worker 2>/dev/null; sleep 1
   tar -czf /tmp/check_all.tgz -C "$out" .; [ $? -le 1 ] && rm -rf "${out:?}"/* && mv /tmp/check_all.tgz "$out/"
 fi
