@@ -230,6 +230,19 @@ template <class S> GCONV_DEVICE void copy_tile(const S& s, u8* sa, u8* sb, int t
     }
 }
 
+// The tensor-map producers' ring step: waits until the consumers released slot q % STAGES from
+// its previous fill, arms its `full` barrier for one stage's bytes and returns that barrier;
+// dst is the stage's shared address.
+template <int STAGES, u32 STAGE_BYTES>
+GCONV_DEVICE u32 acquire_stage(u32 bars, u32 tiles_addr, int q, u32& dst) {
+    const int st = q % STAGES;
+    if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
+    const u32 full = bars + 8 * st;
+    dst = tiles_addr + st * STAGE_BYTES;
+    mbar_expect_tx(full, STAGE_BYTES);
+    return full;
+}
+
 // The tensor-map producer, one thread: the K tiles run tap-major, C/G / 64 tiles per tap (the
 // host enables the maps only for C/G % 64 == 0 and one group per block), so a tile is one tap's
 // 64-channel slice: A at the tile's first output pixel shifted by the tap's im2col offsets,
@@ -254,11 +267,8 @@ GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 t
     const int b_row = s.g0 * p.k_per_group + s.n0;
     int cc = 0, tap = 0, x = 0, y = 0, z = 0;
     for (int t = 0; t < ktiles; ++t) {
-        const int q = it + t, st = q % STAGES;
-        if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
-        const u32 full = bars + 8 * st;
-        const u32 dst = tiles_addr + st * STAGE_BYTES;
-        mbar_expect_tx(full, STAGE_BYTES);
+        u32 dst;
+        const u32 full = acquire_stage<STAGES, STAGE_BYTES>(bars, tiles_addr, it + t, dst);
         const u16 ox = static_cast<u16>(x * p.dilation_w), oy = static_cast<u16>(y * p.dilation_h);
         if constexpr (S::NDIM3)
             tma_im2col_5d(dst, &maps.im2col, full, c_base + cc, w0, h0, d0, n, ox, oy,
@@ -312,11 +322,8 @@ GCONV_DEVICE void produce_tma_mn(const S& s, const WgmmaMaps& maps, u32 bars, u3
     const int a_channel = s.g * p.k_per_group + s.m0;
     const int pixels_out = p.Do * p.Ho * p.Wo, hw_out = p.Ho * p.Wo;
     for (int t = 0; t < ktiles; ++t) {
-        const int q = it + t, st = q % STAGES;
-        if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
-        const u32 full = bars + 8 * st;
-        const u32 dst = tiles_addr + st * STAGE_BYTES;
-        mbar_expect_tx(full, STAGE_BYTES);
+        u32 dst;
+        const u32 full = acquire_stage<STAGES, STAGE_BYTES>(bars, tiles_addr, it + t, dst);
         const int r0 = (s.tile_begin() + t) * 64;
 #pragma unroll
         for (int i = 0; i < BLOCKS_A; ++i)
