@@ -31,22 +31,23 @@ unsigned KernelLaunch::multiprocessors() {
 }
 
 const WgmmaMaps& KernelLaunch::maps_for(const ConvParams& params) {
-    if (!maps_ready_ || maps_in_ != params.in || maps_wei_ != params.wei) {
-        const WgmmaTmaPlan& plan = sequence_.tma;
-        maps_ =
-            encode_wgmma_maps(plan, params.in, plan.tiled_over_output ? params.out : params.wei);
-        maps_in_ = params.in;
-        maps_wei_ = params.wei;
+    const WgmmaTmaPlan& plan = sequence_.tma;
+    const void* im2col_src = params.in;
+    const void* tiled_src = plan.tiled_over_output ? params.out : params.wei;
+    if (!maps_ready_ || maps_im2col_ != im2col_src || maps_tiled_ != tiled_src) {
+        maps_ = encode_wgmma_maps(plan, im2col_src, tiled_src);
+        maps_im2col_ = im2col_src;
+        maps_tiled_ = tiled_src;
         maps_ready_ = true;
         // An eligible problem whose maps failed to encode runs the slower cp.async path;
         // say so once per launch object.
-        if (plan.required && !maps_.maps.enabled)
-            throw Error("this wgmma kernel loads through tensor maps only, which are "
-                        "not available: " +
-                        maps_.why);
-        if (plan.enabled && !maps_.maps.enabled && !maps_.user_off)
+        if (plan.enabled && !plan.required && !maps_.maps.enabled && !maps_.user_off)
             std::cerr << "gconv: wgmma tensor maps not used: " << maps_.why << "\n";
     }
+    // A kernel without a cp.async producer cannot run on disabled maps: refuse every launch.
+    if (plan.required && !maps_.maps.enabled)
+        throw Error("this wgmma kernel loads through tensor maps only, which are not available: " +
+                    maps_.why);
     return maps_.maps;
 }
 

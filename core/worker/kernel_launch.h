@@ -34,8 +34,9 @@ public:
     std::size_t workspace_bytes() const { return sequence_.workspace_bytes; }
 
 private:
-    // The wgmma tensor maps, encoded for the input and weight of the step's arguments
-    // (re-encoded when they change).
+    // The wgmma tensor maps, encoded for the tensors of the step's arguments they describe
+    // (re-encoded when those change); throws gconv::Error for a plan that requires maps which
+    // could not be encoded.
     const WgmmaMaps& maps_for(const ConvParams& params);
     // Multiprocessors of the current device: the block count of a persistent grid.
     unsigned multiprocessors();
@@ -44,8 +45,8 @@ private:
     LaunchSequence sequence_;
     std::map<std::string, gpu::Kernel> kernels_;
     EncodedMaps maps_;
-    const void* maps_in_ = nullptr;
-    const void* maps_wei_ = nullptr;
+    const void* maps_im2col_ = nullptr;
+    const void* maps_tiled_ = nullptr;
     bool maps_ready_ = false;
 };
 
