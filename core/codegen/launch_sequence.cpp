@@ -41,6 +41,12 @@ LaunchStep kernel_step(std::string_view entry, unsigned gx, unsigned gy, unsigne
     return s;
 }
 
+// Blocks of a grid-stride loop over `elements`: one element per thread, at most `cap` blocks.
+unsigned grid_stride_blocks(int64_t elements, unsigned threads, unsigned cap) {
+    return static_cast<unsigned>(
+        std::clamp<int64_t>((elements + threads - 1) / threads, 1, int64_t{cap}));
+}
+
 } // namespace
 
 LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_size) {
@@ -73,11 +79,10 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
     if (view) {
         const int64_t elems = p.weight_elements();
         seq.workspace_bytes = static_cast<std::size_t>(elems) * element_bytes(c.dtype);
-        const unsigned blocks = static_cast<unsigned>(
-            std::clamp<int64_t>((elems + k_rotate_filter_threads - 1) / k_rotate_filter_threads, 1,
-                                k_rotate_filter_max_blocks));
-        seq.steps.push_back(kernel_step(rotate_filter_entry_name(), blocks, 1, 1,
-                                        k_rotate_filter_threads, 0, true));
+        seq.steps.push_back(kernel_step(
+            rotate_filter_entry_name(),
+            grid_stride_blocks(elems, k_rotate_filter_threads, k_rotate_filter_max_blocks), 1, 1,
+            k_rotate_filter_threads, 0, true));
     }
     // Direct forward modules hold entries specialised by filter size; the problem picks one.
     const std::string entry =
@@ -92,11 +97,10 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
         seq.tma = plan_wgmma_tma(c, p);
     }
     if (has_finish_kernel(c)) {
-        const unsigned blocks = static_cast<unsigned>(
-            std::clamp<int64_t>((p.weight_elements() + k_finish_threads - 1) / k_finish_threads, 1,
-                                k_finish_max_blocks));
-        seq.steps.push_back(
-            kernel_step(finish_entry_name(), blocks, 1, 1, k_finish_threads, 0, true));
+        seq.steps.push_back(kernel_step(
+            finish_entry_name(),
+            grid_stride_blocks(p.weight_elements(), k_finish_threads, k_finish_max_blocks), 1, 1,
+            k_finish_threads, 0, true));
     }
     return seq;
 }

@@ -111,7 +111,7 @@ private:
         // bwd_data on the wgmma pipeline is its forward kernel on the view of dOut
         // (codegen/forward_view.h), bwd_weight its MN-major variant; the wgmma rule says the
         // rest.
-        if (c_.variant != Variant::Forward && uses_wgmma(c_)) return;
+        if (uses_wgmma(c_)) return;
         static constexpr std::array<Pipeline, 3> backward = {Pipeline::BasicV1, Pipeline::CompV3,
                                                              Pipeline::Mem};
         if (std::find(backward.begin(), backward.end(), c_.pipeline) == backward.end())
