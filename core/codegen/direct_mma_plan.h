@@ -34,10 +34,19 @@ DirectMmaGeometry direct_mma_geometry(const KernelConfig& config, const Problem&
 // grid stays near a few resident blocks per SM and each block overlaps copies with MMAs.
 inline constexpr int64_t k_direct_mma_target_blocks = 1024;
 int64_t direct_mma_tiles_per_block(const KernelConfig& config, const Problem& problem);
-// Dynamic shared memory: halo (halo_h * halo_w pixels of tile_n + pad channels; two buffers
-// with double_smem_buffer) + filter (tile_n rows of reduction + 8) + the reduction's offset
-// table (reduction / 8 ints) + two ints (halo offset, row and column) per tile pixel, the
-// pixels padded to whole items of warp_tile_m rows.
+// bwd_weight: a block's wave_m pair warps own wave_m x warp_tile_m / 16 pairs (unit, m16
+// fragment of the unit's reduction rows; its wave_n pixel warps share them and split the tile's
+// pixels); the units x fragments of a channel run beyond that go to grid z. The workspace is the
+// fp32 dW and one ticket per channel run (direct_mma_weight_workspace_bytes), zeroed per run.
+std::size_t direct_mma_weight_workspace_bytes(const KernelConfig& config, const Problem& problem);
+int64_t direct_mma_weight_pairs_per_block(const KernelConfig& config);
+int64_t direct_mma_weight_chunks(const KernelConfig& config, const Problem& problem);
+// Dynamic shared memory (bwd_weight: the halo and the dOut rows of the tile pixels rounded up to
+// 16, two of each with double_smem_buffer, the offset tables, or the block's fp32 dW slice
+// tile_n x taps x C/G if larger: it reuses those bytes after the last tile). Forward: halo (halo_h
+// * halo_w pixels of tile_n + pad channels; two buffers with double_smem_buffer) + filter (tile_n
+// rows of reduction + 8) + the reduction's offset table (reduction / 8 ints) + two ints (halo
+// offset, row and column) per tile pixel, the pixels padded to whole items of warp_tile_m rows.
 std::size_t direct_mma_shared_bytes(const KernelConfig& config, const Problem& problem);
 // Largest dynamic shared memory a direct_mma block may take: the sm_89 opt-in (99 KiB) rounded
 // down, so that two blocks fit on every NVIDIA target this project builds for.

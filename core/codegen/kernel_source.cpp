@@ -63,7 +63,8 @@ std::string_view finish_entry_name() {
 }
 
 bool has_finish_kernel(const KernelConfig& c) {
-    return c.variant == Variant::BwdWeight &&
+    // direct_mma's last block of each channel run converts its slice itself.
+    return c.variant == Variant::BwdWeight && !is_direct_mma(c) &&
            (c.split_k_mode == SplitKMode::TwoStage ||
             (c.split_k_mode == SplitKMode::Atomic && c.dtype != DataType::FP32));
 }

@@ -10,12 +10,16 @@ namespace gconv {
 
 std::string generate_direct_mma_source(const KernelConfig& c) {
     std::ostringstream s;
+    const bool weight = c.variant == Variant::BwdWeight;
     const int warps = c.wave_m * c.wave_n * c.wave_k;
     s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
       << c.ndim_spatial << "d direct_mma pixels " << c.tile_m << " channels " << c.tile_n << " C/G "
       << c.tile_k << " warp tile m " << c.warp_tile_m << " warps " << warps
-      << (c.double_smem_buffer ? " dsb" : "") << " bpc " << c.block_per_cu << "\n";
-    s << "#include \"gconv_direct_mma.h\"\n";
+      << (c.double_smem_buffer ? " dsb" : "")
+      << (weight ? " split_k " + std::to_string(c.split_k) : "") << " bpc " << c.block_per_cu
+      << "\n";
+    s << (weight ? "#include \"gconv_direct_mma_weight.h\"\n"
+                 : "#include \"gconv_direct_mma.h\"\n");
     s << "\nstruct GconvConfig {\n";
     auto field = [&](const char* name, int value) {
         s << "    static constexpr int " << name << " = " << value << ";\n";
@@ -28,10 +32,15 @@ std::string generate_direct_mma_source(const KernelConfig& c) {
     field("kWarpTileM", c.warp_tile_m);
     field("kWarps", warps);
     field("kDoubleBuffer", c.double_smem_buffer ? 1 : 0);
+    if (weight) {
+        field("kPairWarps", c.wave_m);
+        field("kPixelWarps", c.wave_n);
+    }
     s << "};\n";
     s << "static_assert(GconvConfig::kPipeline == gconv::direct_mma::kPipelineCode, \"pipeline "
          "code\");\n\n";
-    write_entry_points(s, c, warps, {"gconv::direct_mma::forward", {}, {}});
+    write_entry_points(s, c, warps,
+                       {"gconv::direct_mma::forward", {}, "gconv::direct_mma::bwd_weight"});
     return s.str();
 }
 

@@ -56,9 +56,34 @@ int64_t direct_mma_tiles_per_block(const KernelConfig& c, const Problem& problem
     return std::max<int64_t>(2, ceil_div(blocks, k_direct_mma_target_blocks));
 }
 
+int64_t direct_mma_weight_pairs_per_block(const KernelConfig& c) {
+    return int64_t{c.wave_m} * std::max(1, c.warp_tile_m / 16);
+}
+
+int64_t direct_mma_weight_chunks(const KernelConfig& c, const Problem& p) {
+    const DirectMmaGeometry g = direct_mma_geometry(c, p);
+    const int64_t pairs = c.tile_n / direct_mma_unit_channels(c) * (g.reduction / 16);
+    return ceil_div(pairs, std::max<int64_t>(1, direct_mma_weight_pairs_per_block(c)));
+}
+
+std::size_t direct_mma_weight_workspace_bytes(const KernelConfig& c, const Problem& p) {
+    const int64_t tickets = ceil_div(p.C, std::max(1, c.tile_n));
+    return static_cast<std::size_t>(p.weight_elements() * 4 + ceil_div(tickets, 4) * 16);
+}
+
 std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
     const DirectMmaGeometry g = direct_mma_geometry(c, p);
     const int64_t elem = element_bytes(c.dtype);
+    if (c.variant == Variant::BwdWeight) {
+        // Halo and dOut rows (two of each with dsb), the offset tables, and afterwards, over
+        // the same bytes, the block's fp32 slice of dW.
+        const int64_t rows = ceil_div(g.tile_w * g.tile_h, 16) * 16;
+        const int64_t buffers =
+            (c.double_smem_buffer ? 2 : 1) * (g.halo_h * g.halo_w + rows) * pixel_stride(c) * elem;
+        const int64_t tables = g.reduction / 8 * 4 + 2 * rows * 4;
+        const int64_t slice = int64_t{c.tile_n} * g.taps * c.tile_k * 4;
+        return static_cast<std::size_t>(std::max(buffers + tables, slice));
+    }
     const int64_t halo =
         (c.double_smem_buffer ? 2 : 1) * g.halo_h * g.halo_w * pixel_stride(c) * elem;
     const int64_t filter = int64_t{c.tile_n} * (g.reduction + 8) * elem;
@@ -76,10 +101,16 @@ LaunchPlan plan_direct_mma(const KernelConfig& c, const Problem& problem, int wa
     const Problem p = launched_problem(c, problem);
     const DirectMmaGeometry g = direct_mma_geometry(c, problem);
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
-    plan.grid_x =
-        u32(ceil_div(p.N * g.tiles_h * g.tiles_w, direct_mma_tiles_per_block(c, problem)));
+    const int64_t tiles = p.N * g.tiles_h * g.tiles_w;
     plan.grid_y = u32(ceil_div(p.C, std::max(1, c.tile_n)));
-    plan.grid_z = 1;
+    if (c.variant == Variant::BwdWeight) {
+        // split_k slices of the pixel reduction per channel run, each walking tiles in turn.
+        plan.grid_x = u32(std::min<int64_t>(std::max(1, c.split_k), tiles));
+        plan.grid_z = u32(direct_mma_weight_chunks(c, problem));
+    } else {
+        plan.grid_x = u32(ceil_div(tiles, direct_mma_tiles_per_block(c, problem)));
+        plan.grid_z = 1;
+    }
     plan.block_threads = static_cast<unsigned>(c.wave_m * c.wave_n * c.wave_k * warp_size);
     plan.shared_bytes = direct_mma_shared_bytes(c, problem);
     return plan;
@@ -90,8 +121,6 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
     const std::vector<std::string> problem_errors = validate(p);
     if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
     if (c.layout != "nhwgc") r.fail("layout: only nhwgc exists (got '", c.layout, "')");
-    if (c.variant == Variant::BwdWeight)
-        r.fail("variant: direct_mma kernels exist for forward and bwd_data only");
     if (c.ndim_spatial != 2 || p.ndim_spatial != 2)
         r.fail("ndim_spatial: direct_mma kernels are 2d (kernel ", c.ndim_spatial, "d, problem ",
                p.ndim_spatial, "d)");
@@ -114,11 +143,15 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
         r.fail("input / output / weight: over 2^31 elements; direct_mma kernels use 32-bit "
                "offsets");
     if (direct_mma_shared_bytes(c, p) > k_direct_mma_max_shared)
-        r.fail("tile_m / tile_n: the halo and filter of a ", c.tile_m, "-pixel x ", c.tile_n,
-               "-channel block need ", direct_mma_shared_bytes(c, p),
-               " bytes of shared memory, over ", k_direct_mma_max_shared);
+        r.fail("tile_m / tile_n: the ",
+               c.variant == Variant::BwdWeight ? "halo, dOut rows and dW slice" : "halo and filter",
+               " of a ", c.tile_m, "-pixel x ", c.tile_n, "-channel block need ",
+               direct_mma_shared_bytes(c, p), " bytes of shared memory, over ",
+               k_direct_mma_max_shared);
     if (r.failed) return {false, r.text.str()};
-    return detail::check_xy_grid(plan_direct_mma(c, p, warp_size));
+    const LaunchPlan plan = plan_direct_mma(c, p, warp_size);
+    if (plan.grid_z > 65535) return {false, "grid: z exceeds the launch limits"};
+    return detail::check_xy_grid(plan);
 }
 
 } // namespace detail

@@ -59,7 +59,11 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
     const bool backward = c.variant != Variant::Forward;
     const std::size_t weight_f32 = static_cast<std::size_t>(p.weight_elements()) * 4;
 
-    if (c.variant == Variant::BwdWeight) {
+    if (c.variant == Variant::BwdWeight && is_direct_mma(c)) {
+        // fp32 dW and the channel runs' tickets, both zero on every run.
+        seq.workspace_bytes = direct_mma_weight_workspace_bytes(c, p);
+        seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
+    } else if (c.variant == Variant::BwdWeight) {
         if (c.split_k_mode == SplitKMode::Atomic) {
             // Atomics accumulate: the fp32 target starts at zero on every run.
             if (c.dtype == DataType::FP32) {

@@ -364,15 +364,19 @@ private:
             if (bad) cull(Rule::DirectMma, what);
         };
         const KernelConfig d;
-        cull_if(c_.variant == Variant::BwdWeight,
-                "bwd_weight: direct_mma kernels are forward and (stride-1) bwd_data only");
+        const bool weight = c_.variant == Variant::BwdWeight;
         cull_if(c_.ndim_spatial != 2, "ndim_spatial " + std::to_string(c_.ndim_spatial) +
                                           ": the halo tile is 2D (direct_mma is 2d only)");
         cull_if(c_.dtype == DataType::FP32,
                 "data_type fp32: direct_mma multiplies bf16 / fp16 with mma.sync m16n8k16");
-        cull_if(c_.wave_n != 1 || c_.wave_k != 1,
-                "wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k) +
-                    ": direct_mma warps take items in turn; count them in wave_m");
+        if (weight)
+            cull_if(c_.wave_k != 1, "wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k) +
+                                        ": bwd_weight direct_mma has wave_m warps over (unit, "
+                                        "fragment) pairs x wave_n warps over the tile's pixels");
+        else
+            cull_if(c_.wave_n != 1 || c_.wave_k != 1,
+                    "wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k) +
+                        ": direct_mma warps take items in turn; count them in wave_m");
         cull_if(c_.scheduler != Scheduler::Intrawave, "scheduler " +
                                                           std::string(to_string(c_.scheduler)) +
                                                           ": direct_mma warps run on their own");
@@ -385,8 +389,14 @@ private:
                 "have (a block holds whole groups; offsets are 32-bit)");
         cull_if(!c_.pad_m || !c_.pad_n || !c_.pad_k,
                 "pad_m/n/k false: direct_mma always guards its tails");
-        cull_if(c_.split_k != 1 || c_.split_k_mode != SplitKMode::None,
-                "split_k: forward has no split-K");
+        if (weight)
+            cull_if(c_.split_k_mode != SplitKMode::Atomic,
+                    "split_k_mode " + std::string(to_string(c_.split_k_mode)) +
+                        ": bwd_weight direct_mma blocks add their dW slices atomically "
+                        "(split_k = slices of the pixel reduction, split_k_mode atomic)");
+        else
+            cull_if(c_.split_k != 1 || c_.split_k_mode != SplitKMode::None,
+                    "split_k: " + std::string(to_string(c_.variant)) + " has no split-K");
         const int width = 16 / element_bytes(c_.dtype);
         cull_if(c_.vector_size_a != width || c_.vector_size_b != width || c_.vector_size_c != width,
                 "vector sizes " +
@@ -409,9 +419,19 @@ private:
         cull_if(c_.tile_m < 16 || c_.tile_m > 1024,
                 "tile_m " + std::to_string(c_.tile_m) +
                     " output pixels per block is outside [16, 1024]");
-        cull_if(c_.warp_tile_m != 16 && c_.warp_tile_m != 32 && c_.warp_tile_m != 64,
-                "warp_tile_m " + std::to_string(c_.warp_tile_m) +
-                    " is not 1, 2 or 4 m16 fragments (16, 32, 64)");
+        if (weight) {
+            // bwd_weight: a warp owns warp_tile_m / 16 (unit, m16 fragment) pairs for the whole
+            // block, each with unit / 8 n8 accumulators of 4 fp32 (at most 128 registers).
+            const int pairs = c_.warp_tile_m / 16;
+            cull_if(c_.warp_tile_m < 16 || c_.warp_tile_m % 16 != 0 || pairs * (unit / 8) > 32,
+                    "warp_tile_m " + std::to_string(c_.warp_tile_m) +
+                        " is not 16 x pairs with pairs x " + std::to_string(unit / 8) +
+                        " n8 accumulators <= 32 (128 fp32 registers)");
+        } else {
+            cull_if(c_.warp_tile_m != 16 && c_.warp_tile_m != 32 && c_.warp_tile_m != 64,
+                    "warp_tile_m " + std::to_string(c_.warp_tile_m) +
+                        " is not 1, 2 or 4 m16 fragments (16, 32, 64)");
+        }
         cull_if(c_.warp_tile_n != direct_mma_warp_tile_n(cpg) || c_.warp_tile_k != 16,
                 "warp tile " + triple_text(c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k) +
                     ": n is the unit's " + std::to_string(direct_mma_warp_tile_n(cpg)) +

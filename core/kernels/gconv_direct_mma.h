@@ -193,6 +193,17 @@ GCONV_DEVICE void ldsm_x2(u32 (&r)[2], u32 addr) {
                  : "=r"(r[0]), "=r"(r[1])
                  : "r"(addr));
 }
+// The same with each 8x8 matrix transposed (rows in memory are the reduction index).
+GCONV_DEVICE void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+GCONV_DEVICE void ldsm_x2_trans(u32 (&r)[2], u32 addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(addr));
+}
 // Two fp32 values to one 32-bit pair of bf16 / fp16 (lo in the low half), round to nearest even.
 template <bool IS_HALF> GCONV_DEVICE u32 pack2(float lo, float hi) {
     u32 d;

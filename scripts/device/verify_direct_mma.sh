@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call for the tensor-core direct pipeline (direct_mma): build the Qt-free tools,
 # verify every kernel of the direction's direct_mma pool (GCONV_VARIANT forward, the default:
-# configs/forward_bf16_direct_mma.json; bwd_data: configs/bwd_data_direct_mma.json) on its 2D
+# configs/forward_bf16_direct_mma.json; bwd_data: configs/bwd_data_direct_mma.json; bwd_weight:
+# configs/bwd_weight_direct_mma.json) on its 2D
 # test_validation set and on scripts/device/direct_mma_problems.json (every C/G it is built for,
 # tile and channel tails, stride, dilation; bwd_data runs the stride-1 ones), then time it and the
 # direction's GEMM pool (forward_bf16.json / bwd_data.json) against cuDNN on the 2D baseline
@@ -20,6 +21,7 @@ common=(--variant $variant --arch auto --progress none --kernel-timeout 10)
 case $variant in
   forward) pool=configs/forward_bf16_direct_mma.json gemm=configs/forward_bf16.json ;;
   bwd_data) pool=configs/bwd_data_direct_mma.json gemm=configs/bwd_data.json ;;
+  bwd_weight) pool=configs/bwd_weight_direct_mma.json gemm=configs/bwd_weight.json ;;
   *) echo "verify_direct_mma.sh: no direct_mma pool for '$variant'" >&2; exit 2 ;;
 esac
 # The extra shapes in the direction's name (the file says forward).

@@ -35,6 +35,17 @@ KernelConfig mma_base(int cpg = 8) {
     return c;
 }
 
+// bwd_weight: 4 pair warps x 5 pairs (the 20 of four 8-channel units on a 3x3 filter), 112
+// pixels x 32 channels, split_k 64.
+KernelConfig weight_base(int cpg = 8) {
+    KernelConfig c = mma_base(cpg);
+    c.variant = Variant::BwdWeight;
+    c.tile_n = 32, c.warp_tile_m = 80;
+    c.split_k = 64, c.split_k_mode = SplitKMode::Atomic;
+    c.double_smem_buffer = true;
+    return c;
+}
+
 Problem grouped(int64_t c, int64_t g, int64_t hw, int64_t f = 3, int64_t stride = 1) {
     Problem p;
     p.N = 2, p.C = c, p.K = c, p.G = g, p.Hi = hw, p.Wi = hw, p.Y = f, p.X = f;
@@ -65,10 +76,8 @@ private slots:
             std::function<void(KernelConfig&)> change;
         };
         const std::vector<Case> cases = {
-            {"bwd_weight",
-             [](KernelConfig& c) {
-                 c.variant = Variant::BwdWeight, c.split_k_mode = SplitKMode::Atomic;
-             }},
+            {"split_k: forward has no split-K",
+             [](KernelConfig& c) { c.split_k = 4, c.split_k_mode = SplitKMode::Atomic; }},
             {"2d only", [](KernelConfig& c) { c.ndim_spatial = 3; }},
             {"fp32", [](KernelConfig& c) { c.dtype = DataType::FP32; }},
             {"wave_m", [](KernelConfig& c) { c.wave_m = 2, c.wave_n = 2; }},
@@ -273,8 +282,116 @@ private slots:
         }
     }
 
+    void bwd_weight_rules_read_waves_pairs_and_split() {
+        QVERIFY2(rules_of(weight_base(8)).empty(), qPrintable(joined(rules_of(weight_base(8)))));
+        for (int cpg : {1, 2, 4, 16, 24, 32}) {
+            KernelConfig c = weight_base(cpg);
+            c.tile_n = 2 * direct_mma_unit_channels(c);
+            QVERIFY2(rules_of(c).empty(), qPrintable(joined(rules_of(c))));
+        }
+        KernelConfig pixels = weight_base(8);
+        pixels.wave_m = 2, pixels.wave_n = 2; // pair warps x pixel warps
+        QVERIFY2(rules_of(pixels).empty(), qPrintable(joined(rules_of(pixels))));
+        struct Case {
+            const char* needle;
+            std::function<void(KernelConfig&)> change;
+        };
+        const std::vector<Case> cases = {
+            {"split_k_mode 2stage", [](KernelConfig& c) { c.split_k_mode = SplitKMode::TwoStage; }},
+            {"split_k_mode none", [](KernelConfig& c) { c.split_k_mode = SplitKMode::None; }},
+            {"wave_m warps over (unit, fragment) pairs",
+             [](KernelConfig& c) { c.wave_m = 2, c.wave_n = 1, c.wave_k = 2; }},
+            // 12 pairs x 4 n8 fragments of C/G 32: 192 accumulator registers.
+            {"warp_tile_m 192",
+             [](KernelConfig& c) { c.tile_k = 32, c.warp_tile_n = 32, c.warp_tile_m = 192; }},
+            {"warp_tile_m 40", [](KernelConfig& c) { c.warp_tile_m = 40; }},
+            {"2d only", [](KernelConfig& c) { c.ndim_spatial = 3; }},
+        };
+        for (const auto& k : cases) {
+            KernelConfig c = weight_base(8);
+            k.change(c);
+            const QString all = joined(rules_of(c));
+            QVERIFY2(all.contains("direct_mma_pipeline: ") && all.contains(k.needle),
+                     qPrintable(QString("%1 -> %2").arg(k.needle, all)));
+        }
+    }
+
+    void bwd_weight_grid_splits_pixels_and_chunks_pairs() {
+        const KernelConfig c = weight_base(8); // 4 units of 8 channels x 5 fragments = 20 pairs
+        const Problem p = grouped(256, 32, 28);
+        QVERIFY2(is_supported(c, p).ok, is_supported(c, p).reason.c_str());
+        const DirectMmaGeometry g = direct_mma_geometry(c, p);
+        QCOMPARE(g.tile_w, int64_t{28});
+        QCOMPARE(g.tile_h, int64_t{4});
+        QCOMPARE(g.reduction, int64_t{80});
+        LaunchPlan plan = plan_launch(c, p);
+        const int64_t tiles = p.N * g.tiles_h * g.tiles_w; // 2 x 7
+        QCOMPARE(int64_t{plan.grid_x}, std::min<int64_t>(c.split_k, tiles));
+        QCOMPARE(plan.grid_y, 256u / 32u);
+        QCOMPARE(plan.grid_z, 1u); // 4 warps x 5 pairs
+        KernelConfig narrow = c;
+        narrow.warp_tile_m = 32; // 4 warps x 2 pairs: 8 of the 20 per block
+        QCOMPARE(plan_launch(narrow, p).grid_z, 3u);
+        KernelConfig wide = c;
+        wide.split_k = 4;
+        QCOMPARE(plan_launch(wide, p).grid_x, 4u);
+
+        // Halo and dOut rows (two each; 32 channels + 8 pad per pixel) and tables, or the fp32
+        // slice when that is larger.
+        const int64_t pstride = 32 + 8, rows = (28 * 4 + 15) / 16 * 16;
+        const int64_t buffers = 2 * (g.halo_h * g.halo_w + rows) * pstride * 2;
+        const int64_t tables = g.reduction / 8 * 4 + 2 * rows * 4;
+        QCOMPARE(int64_t(direct_mma_shared_bytes(c, p)),
+                 std::max<int64_t>(buffers + tables, 32 * 9 * 8 * 4));
+        KernelConfig big_slice = weight_base(32);
+        big_slice.tile_n = 64, big_slice.warp_tile_m = 80;
+        const Problem p32 = grouped(1024, 32, 7);
+        QCOMPARE(int64_t(direct_mma_shared_bytes(big_slice, p32)), int64_t{64 * 9 * 32 * 4});
+    }
+
+    void bwd_weight_runs_one_kernel_after_zeroing_dw_and_tickets() {
+        const KernelConfig c = weight_base(8);
+        const Problem p = grouped(256, 32, 28, 3, 2); // stride 2 is fine here
+        QVERIFY2(is_supported(c, p).ok, is_supported(c, p).reason.c_str());
+        const LaunchSequence seq = plan_sequence(c, p);
+        QCOMPARE(seq.steps.size(), size_t{2});
+        QVERIFY(seq.steps[0].kind == LaunchStep::Kind::Memset);
+        QVERIFY(seq.steps[0].memset.buffer == LaunchBuffer::Workspace);
+        // fp32 dW and one 4-byte ticket per channel run (8 runs), in whole 16-byte units.
+        const std::size_t dw = std::size_t(p.weight_elements()) * 4;
+        QCOMPARE(seq.workspace_bytes, dw + 32);
+        QCOMPARE(seq.steps[0].memset.bytes, seq.workspace_bytes);
+        QVERIFY(seq.steps[1].kind == LaunchStep::Kind::Kernel);
+        QVERIFY(seq.steps[1].kernel.workspace_arg);
+        QVERIFY(!seq.steps[1].kernel.dout_as_input);
+        QVERIFY(!has_finish_kernel(c));
+        const std::string source = generate_kernel_source(c);
+        QVERIFY(source.find("#include \"gconv_direct_mma_weight.h\"") != std::string::npos);
+        QVERIFY(source.find("kPairWarps = 4;") != std::string::npos);
+        QVERIFY(source.find("kPixelWarps = 1;") != std::string::npos);
+        QVERIFY(source.find("gconv::direct_mma::bwd_weight<GconvConfig>(p, workspace)") !=
+                std::string::npos);
+        QVERIFY(source.find("gconv_finish") == std::string::npos);
+    }
+
+    void bwd_weight_rejects_other_group_widths_by_name() {
+        const KernelConfig c = weight_base(8);
+        Problem other = grouped(256, 16, 28); // C/G 16
+        QVERIFY(is_supported(c, other).reason.find("tile_k") != std::string::npos);
+        Problem multiplier = grouped(256, 32, 28);
+        multiplier.K = 512;
+        QVERIFY(is_supported(c, multiplier).reason.find("K/G") != std::string::npos);
+        Problem wide = grouped(256, 32, 28);
+        KernelConfig huge = c;
+        huge.tile_m = 1024, huge.tile_n = 256;
+        QVERIFY(is_supported(huge, grouped(256, 32, 64)).reason.find("shared memory") !=
+                std::string::npos);
+        QVERIFY(is_supported(c, wide).ok);
+    }
+
     void shipped_pool_runs_every_small_group_baseline_shape() {
-        for (const char* dir : {"forward", "bwd_data"}) shipped_pool_runs_small_group_shapes(dir);
+        for (const char* dir : {"forward", "bwd_data", "bwd_weight"})
+            shipped_pool_runs_small_group_shapes(dir);
     }
 
 private:
@@ -286,7 +403,9 @@ private:
         const auto pool = enumerate_pool(traits, specs.get("sm_90"), specs);
         QVERIFY2(pool.culled.empty(),
                  pool.culled.empty() ? "" : pool.culled.front().reasons.front().message.c_str());
-        QVERIFY(pool.kernels.size() >= 20 && pool.kernels.size() <= 300);
+        // bwd_weight's pool also spans five split_k values.
+        QVERIFY(pool.kernels.size() >= 20 &&
+                pool.kernels.size() <= (dir == "bwd_weight" ? 700 : 300));
         for (const auto& k : pool.kernels) QVERIFY(is_direct_mma(k));
         QVERIFY(enumerate_pool(traits, specs.get("gfx90a"), specs).kernels.empty());
         const auto set = load_problem_set(
