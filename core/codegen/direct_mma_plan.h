@@ -27,9 +27,6 @@ struct DirectMmaGeometry {
     int64_t tiles_w = 0, tiles_h = 0; // tiles per image along W and H
     int64_t halo_h = 0, halo_w = 0;   // input pixels the tile reads
     int64_t taps = 0, reduction = 0;  // filter taps; tap * unit channels padded to 16
-    // bwd_weight: images per tile (tile_m / (Ho * Wo) when a whole image fits, else 1; their
-    // halos are stacked) and the tiles of the problem. Forward keeps 1 image per tile.
-    int64_t images = 1, tiles = 0;
 };
 DirectMmaGeometry direct_mma_geometry(const KernelConfig& config, const Problem& problem);
 // Tiles one block walks: 1 without double_smem_buffer; with it at least 2, more when the

@@ -45,8 +45,6 @@ DirectMmaGeometry direct_mma_geometry(const KernelConfig& c, const Problem& prob
     g.halo_w = (g.tile_w - 1) * p.stride_w + (p.X - 1) * p.dilation_w + 1;
     g.taps = p.Y * p.X;
     g.reduction = ceil_div(g.taps * direct_mma_unit_channels(c), 16) * 16;
-    if (c.variant == Variant::BwdWeight && p.Ho() * p.Wo() <= tm) g.images = tm / (p.Ho() * p.Wo());
-    g.tiles = ceil_div(p.N, g.images) * g.tiles_h * g.tiles_w;
     return g;
 }
 
@@ -77,12 +75,11 @@ std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
     const DirectMmaGeometry g = direct_mma_geometry(c, p);
     const int64_t elem = element_bytes(c.dtype);
     if (c.variant == Variant::BwdWeight) {
-        // Halos of the tile's images and its dOut rows (two of each with dsb), the offset
-        // tables, and afterwards, over
+        // Halo and dOut rows (two of each with dsb), the offset tables, and afterwards, over
         // the same bytes, the block's fp32 slice of dW.
-        const int64_t rows = ceil_div(g.images * g.tile_w * g.tile_h, 16) * 16;
-        const int64_t buffers = (c.double_smem_buffer ? 2 : 1) *
-                                (g.images * g.halo_h * g.halo_w + rows) * pixel_stride(c) * elem;
+        const int64_t rows = ceil_div(g.tile_w * g.tile_h, 16) * 16;
+        const int64_t buffers =
+            (c.double_smem_buffer ? 2 : 1) * (g.halo_h * g.halo_w + rows) * pixel_stride(c) * elem;
         const int64_t tables = g.reduction / 8 * 4 + 2 * rows * 4;
         const int64_t slice = int64_t{c.tile_n} * g.taps * c.tile_k * 4;
         return static_cast<std::size_t>(std::max(buffers + tables, slice));
@@ -104,7 +101,7 @@ LaunchPlan plan_direct_mma(const KernelConfig& c, const Problem& problem, int wa
     const Problem p = launched_problem(c, problem);
     const DirectMmaGeometry g = direct_mma_geometry(c, problem);
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
-    const int64_t tiles = g.tiles;
+    const int64_t tiles = p.N * g.tiles_h * g.tiles_w;
     plan.grid_y = u32(ceil_div(p.C, std::max(1, c.tile_n)));
     if (c.variant == Variant::BwdWeight) {
         // split_k slices of the pixel reduction per channel run, each walking tiles in turn.

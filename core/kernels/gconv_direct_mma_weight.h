@@ -4,8 +4,7 @@
 // group, with the pixels as the MMA reduction. No im2col through global memory.
 //
 // Block: one channel run of kTileN channels (whole units, blockIdx.y) and a slice of the tiles of
-// the forward kernel's geometry (TH x TW output pixels of one image, or tile_m / (Ho * Wo)
-// whole images when one fits: weight_geometry): tiles blockIdx.x,
+// the forward kernel's geometry (TH x TW output pixels of one image): tiles blockIdx.x,
 // + gridDim.x, ... (gridDim.x = split_k, the slices of the pixel reduction). Per tile:
 //   1. cp.async copies the input halo of the tile (load_halo_flat) and the dOut
 //      rows of its pixels, kTileN channels each, zeros outside the image and on padding pixels
@@ -55,88 +54,60 @@ template <class Cfg> struct WeightShape {
     static_assert(PAIRS >= 1 && PAIRS * 16 == Cfg::kWarpTileM, "warp_tile_m: 16 per pair");
 };
 
-// The forward kernel's tile geometry, and images per tile: a tile that holds a whole image takes
-// tile_m / (Ho * Wo) consecutive images (their halos stacked), so small images still give a
-// tile many 16-pixel steps per copy. codegen/launch_plan_direct_mma.cpp computes the same.
-struct WeightGeometry {
-    Geometry g;
-    int images, image_pixels, tiles;
-};
-
-template <class S> GCONV_DEVICE WeightGeometry weight_geometry(const ConvParams& p) {
-    WeightGeometry w;
-    w.g = geometry<S>(p);
-    w.image_pixels = w.g.th * w.g.tw;
-    w.images = p.Ho * p.Wo <= S::TM ? S::TM / (p.Ho * p.Wo) : 1;
-    w.g.tile_pixels = w.images * w.image_pixels;
-    w.g.m_items = (w.g.tile_pixels + 15) / 16;
-    w.tiles = (p.N + w.images - 1) / w.images * w.g.tiles_h * w.g.tiles_w;
-    return w;
-}
-
-struct TileOrigin {
-    int n0, oh0, ow0;
-};
-GCONV_DEVICE TileOrigin tile_origin(const WeightGeometry& w, int tile) {
-    const int tw_i = tile % w.g.tiles_w;
-    tile /= w.g.tiles_w;
-    const int th_i = tile % w.g.tiles_h;
-    return {tile / w.g.tiles_h * w.images, th_i * w.g.th, tw_i * w.g.tw};
-}
-
 // The dOut rows of one tile: padded tile pixel ml at row ml, zeros where rc[ml] is padding or
-// past the image or the batch.
+// past the image.
 template <class S>
-GCONV_DEVICE void load_dout(const ConvParams& p, const WeightGeometry& w, typename S::T* dst,
+GCONV_DEVICE void load_dout(const ConvParams& p, const Geometry& g, typename S::T* dst,
                             const int* rc, int tile, int ch0, int present) {
     typedef typename S::T T;
-    const TileOrigin o = tile_origin(w, tile);
+    const int tw_i = tile % g.tiles_w;
+    tile /= g.tiles_w;
+    const int th_i = tile % g.tiles_h;
+    const int n = tile / g.tiles_h;
+    const int oh0 = th_i * g.th, ow0 = tw_i * g.tw;
     const T* dout = static_cast<const T*>(p.out) + ch0;
-    const int rows = w.g.m_items * 16;
+    const int rows = g.m_items * 16;
     for (int e = static_cast<int>(threadIdx.x); e < rows * S::VPP; e += S::THREADS) {
         const int ml = e / S::VPP, v = e - ml * S::VPP;
         const int packed = rc[ml];
-        const int n = o.n0 + (packed >> 20);
-        const int oh = o.oh0 + ((packed >> 10) & 1023), ow = o.ow0 + (packed & 1023);
-        const bool ok = packed >= 0 && n < p.N && oh < p.Ho && ow < p.Wo && v * 8 < present;
+        const int oh = oh0 + (packed >> 16), ow = ow0 + (packed & 0xffff);
+        const bool ok = packed >= 0 && oh < p.Ho && ow < p.Wo && v * 8 < present;
         const T* src = dout + ((n * p.Ho + oh) * p.Wo + ow) * p.K + v * 8;
         arch::copy_async<16>(dst + ml * S::PSTRIDE + v * 8,
                              ok ? static_cast<const void*>(src) : p.out, ok);
     }
 }
 
-// The input halos of one tile's images (one flat loop over their 16-byte vectors: a block's
-// threads outnumber a row's vectors on small images).
+// The input halo of one tile (gconv_direct_mma.h load_halo's copy as one flat loop over the
+// halo's 16-byte vectors: a block's threads outnumber a row's vectors on small images).
 template <class S>
-GCONV_DEVICE void load_halo_flat(const ConvParams& p, const WeightGeometry& w, typename S::T* halo,
+GCONV_DEVICE void load_halo_flat(const ConvParams& p, const Geometry& g, typename S::T* halo,
                                  int tile, int ch0, int present) {
     typedef typename S::T T;
-    const Geometry& g = w.g;
-    const TileOrigin o = tile_origin(w, tile);
-    const T* in = static_cast<const T*>(p.in) + ch0;
-    const int ih0 = o.oh0 * p.stride_h - p.pad_h, iw0 = o.ow0 * p.stride_w - p.pad_w;
-    const int row_vectors = g.hw * S::VPP, image_vectors = g.hh * row_vectors;
-    for (int e = static_cast<int>(threadIdx.x); e < w.images * image_vectors; e += S::THREADS) {
-        const int img = e / image_vectors, in_image = e - img * image_vectors;
-        const int hy = in_image / row_vectors, rem = in_image - hy * row_vectors;
+    const int tw_i = tile % g.tiles_w;
+    tile /= g.tiles_w;
+    const int th_i = tile % g.tiles_h;
+    const int n = tile / g.tiles_h;
+    const T* in = static_cast<const T*>(p.in) + n * p.Hi * p.Wi * p.C + ch0;
+    const int ih0 = th_i * g.th * p.stride_h - p.pad_h, iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
+    const int row_vectors = g.hw * S::VPP;
+    for (int e = static_cast<int>(threadIdx.x); e < g.hh * row_vectors; e += S::THREADS) {
+        const int hy = e / row_vectors, rem = e - hy * row_vectors;
         const int hx = rem / S::VPP, v = rem - hx * S::VPP;
-        const int n = o.n0 + img, ih = ih0 + hy, iw = iw0 + hx;
-        const bool ok = n < p.N && static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
+        const int ih = ih0 + hy, iw = iw0 + hx;
+        const bool ok = static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
                         static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) && v * 8 < present;
         arch::copy_async<16>(
-            halo + ((img * g.hh + hy) * g.hw + hx) * S::PSTRIDE + v * 8,
-            ok ? static_cast<const void*>(in + ((n * p.Hi + ih) * p.Wi + iw) * p.C + v * 8) : p.in,
-            ok);
+            halo + (hy * g.hw + hx) * S::PSTRIDE + v * 8,
+            ok ? static_cast<const void*>(in + (ih * p.Wi + iw) * p.C + v * 8) : p.in, ok);
     }
 }
 
 // Halo offsets of the reduction's 8-channel halves (bytes) and, per padded tile pixel, its halo
-// offset of tap 0 (elements) and (image << 20 | row << 10 | column) in the tile, -1 for padding
-// (tile_m <= 1024 bounds all three).
+// offset of tap 0 (elements) and (row << 16 | column), -1 for padding.
 template <class S>
-GCONV_DEVICE void stage_weight_tables(const ConvParams& p, const WeightGeometry& w, int* koff,
-                                      int* pix, int* rc) {
-    const Geometry& g = w.g;
+GCONV_DEVICE void stage_weight_tables(const ConvParams& p, const Geometry& g, int* koff, int* pix,
+                                      int* rc) {
     const int tid = static_cast<int>(threadIdx.x);
     for (int h = tid; h < g.kr / 8; h += S::THREADS) {
         int tap = (h * 8) / S::UC, c0 = (h * 8) % S::UC;
@@ -146,12 +117,10 @@ GCONV_DEVICE void stage_weight_tables(const ConvParams& p, const WeightGeometry&
     }
     const int rows = g.m_items * 16;
     for (int ml = tid; ml < rows; ml += S::THREADS) {
-        const int img = ml / w.image_pixels, rem = ml - img * w.image_pixels;
-        const int r = rem / g.tw, c = rem - r * g.tw;
+        const int r = ml / g.tw, c = ml - r * g.tw;
         const bool in_tile = ml < g.tile_pixels;
-        pix[ml] =
-            in_tile ? ((img * g.hh + r * p.stride_h) * g.hw + c * p.stride_w) * S::PSTRIDE : 0;
-        rc[ml] = in_tile ? (img << 20) | (r << 10) | c : -1;
+        pix[ml] = in_tile ? (r * p.stride_h * g.hw + c * p.stride_w) * S::PSTRIDE : 0;
+        rc[ml] = in_tile ? (r << 16) | c : -1;
     }
 }
 
@@ -160,15 +129,14 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
     typedef typename S::T T;
     constexpr bool DSB = Cfg::kDoubleBuffer != 0;
     constexpr int P = S::PAIRS, NF = S::NF;
-    const WeightGeometry w = weight_geometry<S>(p);
-    const Geometry& g = w.g;
+    const Geometry g = geometry<S>(p);
     const int ch0 = static_cast<int>(blockIdx.y) * S::CB;
     const int present = p.C - ch0 < S::CB ? p.C - ch0 : S::CB; // whole units (C % UC == 0)
     const int frags = g.kr / 16;                               // m16 fragments per unit
     const int pairs = present / S::UC * frags;
-    const int tiles = w.tiles;
+    const int tiles = p.N * g.tiles_h * g.tiles_w;
     const int rows = g.m_items * 16;
-    const int halo_elems = w.images * g.hh * g.hw * S::PSTRIDE, dout_elems = rows * S::PSTRIDE;
+    const int halo_elems = g.hh * g.hw * S::PSTRIDE, dout_elems = rows * S::PSTRIDE;
 
     T* halo0 = reinterpret_cast<T*>(gconv_dynamic_smem);
     T* halo1 = halo0 + (DSB ? halo_elems : 0);
@@ -184,7 +152,7 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
     const int q0 = (static_cast<int>(blockIdx.z) * S::PAIR_WARPS + wm) * P;
     const int mine = pairs - q0 < P ? (pairs - q0 < 0 ? 0 : pairs - q0) : P;
 
-    stage_weight_tables<S>(p, w, koff, pix, rc);
+    stage_weight_tables<S>(p, g, koff, pix, rc);
     arch::barrier();
 
     // Per pair: the unit, and the lane's A row offset without the pixel part (bytes): matrix
@@ -245,16 +213,16 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
     int tile = static_cast<int>(blockIdx.x);
     const int stride = static_cast<int>(gridDim.x);
     if (tile < tiles) {
-        load_halo_flat<S>(p, w, halo0, tile, ch0, present);
-        load_dout<S>(p, w, dout0, rc, tile, ch0, present);
+        load_halo_flat<S>(p, g, halo0, tile, ch0, present);
+        load_dout<S>(p, g, dout0, rc, tile, ch0, present);
     }
     arch::async_commit();
     for (int t = 0; tile < tiles; tile += stride, ++t) {
         const bool second = DSB && (t & 1);
         if constexpr (DSB) {
             if (tile + stride < tiles) {
-                load_halo_flat<S>(p, w, second ? halo0 : halo1, tile + stride, ch0, present);
-                load_dout<S>(p, w, second ? dout0 : dout1, rc, tile + stride, ch0, present);
+                load_halo_flat<S>(p, g, second ? halo0 : halo1, tile + stride, ch0, present);
+                load_dout<S>(p, g, second ? dout0 : dout1, rc, tile + stride, ch0, present);
             }
             arch::async_commit();
             arch::async_wait<1>();
@@ -275,8 +243,8 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
         arch::barrier(); // every warp is done with this tile's buffers before a copy reuses them
         if constexpr (!DSB) {
             if (tile + stride < tiles) {
-                load_halo_flat<S>(p, w, halo0, tile + stride, ch0, present);
-                load_dout<S>(p, w, dout0, rc, tile + stride, ch0, present);
+                load_halo_flat<S>(p, g, halo0, tile + stride, ch0, present);
+                load_dout<S>(p, g, dout0, rc, tile + stride, ch0, present);
             }
             arch::async_commit();
         }
