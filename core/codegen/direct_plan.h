@@ -33,6 +33,28 @@ std::string direct_filter_entry_name(int filter);
 inline constexpr int k_direct_weight_strip = 4;
 inline constexpr int k_direct_max_strip_accumulators = 100;
 bool direct_weight_strip_fits(const KernelConfig& config, int filter);
+// The staged K x K entries (double_smem_buffer, kernels/gconv_direct_staged.h): 2D forward and
+// bwd_data, depthwise K x K with stride 1 and dilation 1 along H and W (direct_filter() > 0).
+// A block copies input tiles of tile_n channels x `cols` output columns x `rows` output rows
+// (plus the K - 1 halo) into shared memory and walks k_direct_staged_walk consecutive tiles
+// with two buffers; tile_k is the run of rows a thread computes down one column. The generator
+// hands the constants below to the device code, whose staged_geometry() is this formula.
+bool is_direct_staged(const KernelConfig& config);
+struct DirectStagedGeometry {
+    int64_t cols = 0, col_tiles = 0; // output columns per tile, tiles along W
+    int64_t rows = 0, bands = 0;     // output rows per tile, tiles along H
+    int64_t tiles = 0;               // per channel block (grid y)
+    int64_t in_rows = 0, in_cols = 0;
+};
+DirectStagedGeometry direct_staged_geometry(const KernelConfig& config, const Problem& problem,
+                                            int warp_size = 32);
+inline constexpr int k_direct_staged_walk = 2;
+inline constexpr int k_direct_staged_max_cols = 64;
+// A thread keeps the K*K x vector fp32 weights in registers up to this many, else reads them
+// from shared memory at each use.
+inline constexpr int k_direct_staged_register_weights = 72;
+// Two staged tiles and the filter slice: the sm_89 opt-in rounded down, as for direct_mma.
+inline constexpr std::size_t k_direct_staged_max_shared = 96 * 1024;
 // The warp tile direct kernels take (the GEMM knob left at its derived default).
 Triple direct_warp_tile(DataType dtype);
 // bwd_weight: taps of one filter row a thread accumulates together (X when X is 3, 5 or 7 and
@@ -40,8 +62,10 @@ Triple direct_warp_tile(DataType dtype);
 int64_t direct_row_taps(const KernelConfig& config, const Problem& problem);
 // Dynamic shared memory of a direct kernel on a problem: the fp32 filter slice
 // tile_n * Z*Y*X * C/G * 4 bytes for forward and bwd_data; bwd_weight, the block's sums
-// K*K * tile_n * 4 bytes in a K x K entry, none in the generic one.
-std::size_t direct_shared_bytes(const KernelConfig& config, const Problem& problem);
+// K*K * tile_n * 4 bytes in a K x K entry, none in the generic one; a staged kernel, its filter
+// slice and two tiles of in_rows x in_cols x tile_n elements, each rounded up to 16 bytes.
+std::size_t direct_shared_bytes(const KernelConfig& config, const Problem& problem,
+                                int warp_size = 32);
 // Largest filter slice a direct kernel stages (the default per-block limit everywhere).
 inline constexpr std::size_t k_direct_max_shared = 48 * 1024;
 

@@ -15,7 +15,8 @@ std::string generate_direct_source(const KernelConfig& c) {
       << c.ndim_spatial << "d direct tile " << c.tile_m << 'x' << c.tile_n << 'x' << c.tile_k
       << " vec " << c.vector_size_a << " warps " << warps << " bpc " << c.block_per_cu << ' '
       << to_string(c.split_k_mode) << "\n";
-    s << "#include \"gconv_direct.h\"\n";
+    const bool staged = is_direct_staged(c);
+    s << (staged ? "#include \"gconv_direct_staged.h\"\n" : "#include \"gconv_direct.h\"\n");
     if (has_finish_kernel(c)) s << "#include \"gconv_bwd_weight.h\"\n";
     s << "\nstruct GconvConfig {\n";
     auto field = [&](const char* name, int value) {
@@ -34,12 +35,26 @@ std::string generate_direct_source(const KernelConfig& c) {
     // bwd_weight's K x K strips: the host's constants, which its grid and entry choice use.
     field("kWeightStrip", k_direct_weight_strip);
     field("kStripAccumulators", k_direct_max_strip_accumulators);
+    if (staged) { // the host's constants of direct_staged_geometry() and the weights' place
+        field("kStagedWalk", k_direct_staged_walk);
+        field("kStagedMaxCols", k_direct_staged_max_cols);
+        field("kStagedRegisterWeights", k_direct_staged_register_weights);
+    }
     s << "};\n";
     s << "static_assert(GconvConfig::kPipeline == gconv::direct::kPipelineCode, \"pipeline "
          "code\");\n\n";
-    write_entry_points(
-        s, c, warps,
-        {"gconv::direct::forward", "gconv::direct::bwd_data", "gconv::direct::bwd_weight"});
+    if (staged) {
+        // Every module carries gconv_main (the build preloads it), but is_supported admits a
+        // staged kernel only for problems its K x K entries run, so the plan never launches it.
+        s << "extern \"C\" __global__ void " << kernel_entry_name() << "(gconv::ConvParams p"
+          << (c.variant == Variant::Forward ? "" : ", void* workspace") << ") {\n    (void)p;\n"
+          << (c.variant == Variant::Forward ? "" : "    (void)workspace;\n")
+          << "    gconv::arch::trap();\n}\n";
+    } else {
+        write_entry_points(
+            s, c, warps,
+            {"gconv::direct::forward", "gconv::direct::bwd_data", "gconv::direct::bwd_weight"});
+    }
     // One entry per specialised filter size besides the generic one, so each gets its own
     // register allocation; the launch plan picks by problem (direct_entry_name).
     for (int k : k_direct_filters) {
@@ -50,12 +65,13 @@ std::string generate_direct_source(const KernelConfig& c) {
         const std::string cfg = "<GconvConfig, " + std::to_string(k) + ">";
         switch (c.variant) {
         case Variant::Forward:
-            s << head << "(gconv::ConvParams p) {\n    gconv::direct::forward_filter" << cfg
-              << "(p);\n}\n";
+            s << head << "(gconv::ConvParams p) {\n    gconv::direct::"
+              << (staged ? "staged_forward" : "forward_filter") << cfg << "(p);\n}\n";
             break;
         case Variant::BwdData:
             s << head << "(gconv::ConvParams p, void* workspace) {\n    (void)workspace;\n"
-              << "    gconv::direct::bwd_data_filter" << cfg << "(p);\n}\n";
+              << "    gconv::direct::" << (staged ? "staged_bwd_data" : "bwd_data_filter") << cfg
+              << "(p);\n}\n";
             break;
         case Variant::BwdWeight:
             if (direct_weight_strip_fits(c, k))

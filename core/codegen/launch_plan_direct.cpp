@@ -66,6 +66,30 @@ std::string direct_entry_name(const KernelConfig& c, const Problem& p) {
     return filter > 0 ? direct_filter_entry_name(filter) : std::string(kernel_entry_name());
 }
 
+bool is_direct_staged(const KernelConfig& c) {
+    return is_direct(c) && c.double_smem_buffer;
+}
+
+DirectStagedGeometry direct_staged_geometry(const KernelConfig& c, const Problem& p,
+                                            int warp_size) {
+    DirectStagedGeometry g;
+    const bool bwd = c.variant == Variant::BwdData;
+    const int64_t dH = bwd ? p.Hi : p.Ho(), dW = bwd ? p.Wi : p.Wo();
+    if (dH <= 0 || dW <= 0 || c.tile_k <= 0) return g;
+    const int64_t pixel_lanes = threads_of(c, warp_size) / direct_channel_lanes(c);
+    g.cols = std::min<int64_t>(dW, k_direct_staged_max_cols);
+    g.col_tiles = ceil_div(dW, g.cols);
+    const int64_t runs = std::clamp<int64_t>(std::max(1, direct_rows(c, warp_size)) *
+                                                 pixel_lanes / g.cols,
+                                             1, ceil_div(dH, c.tile_k));
+    g.rows = runs * c.tile_k;
+    g.bands = ceil_div(dH, g.rows);
+    g.tiles = p.N * g.bands * g.col_tiles;
+    g.in_rows = g.rows + p.Y - 1;
+    g.in_cols = g.cols + p.X - 1;
+    return g;
+}
+
 Triple direct_warp_tile(DataType dtype) {
     return {32, 32, dtype == DataType::FP32 ? 4 : 16};
 }
@@ -75,7 +99,14 @@ int64_t direct_row_taps(const KernelConfig& c, const Problem& p) {
     return (p.X == 3 || p.X == 5 || p.X == 7) && fits ? p.X : 1;
 }
 
-std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p) {
+std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p, int warp_size) {
+    if (is_direct_staged(c)) {
+        const DirectStagedGeometry g = direct_staged_geometry(c, p, warp_size);
+        auto round16 = [](int64_t bytes) { return (bytes + 15) / 16 * 16; };
+        const int64_t filter = round16(int64_t{c.tile_n} * p.Y * p.X * 4);
+        const int64_t tile = round16(g.in_rows * g.in_cols * c.tile_n * element_bytes(c.dtype));
+        return static_cast<std::size_t>(filter + 2 * tile);
+    }
     if (c.variant == Variant::BwdWeight) {
         const int64_t filter = direct_filter(c, p);
         return static_cast<std::size_t>(filter * filter * c.tile_n * 4);
@@ -92,14 +123,23 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
     const int64_t rows = std::max(1, direct_rows(c, warp_size));
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
     int64_t blocks_x = 0;
+    // Staged kernels: one block per k_direct_staged_walk tiles.
+    const int64_t staged_blocks =
+        is_direct_staged(c)
+            ? ceil_div(direct_staged_geometry(c, p, warp_size).tiles, k_direct_staged_walk)
+            : 0;
     switch (c.variant) {
     case Variant::Forward:
-        blocks_x = ceil_div(p.N * p.Do() * ceil_div(p.Ho(), rows) * ceil_div(p.Wo(), c.tile_k),
-                            pixel_lanes);
+        blocks_x = is_direct_staged(c)
+                       ? staged_blocks
+                       : ceil_div(p.N * p.Do() * ceil_div(p.Ho(), rows) * ceil_div(p.Wo(), c.tile_k),
+                                  pixel_lanes);
         break;
     case Variant::BwdData:
-        blocks_x =
-            ceil_div(p.N * p.Di * ceil_div(p.Hi, rows) * ceil_div(p.Wi, c.tile_k), pixel_lanes);
+        blocks_x = is_direct_staged(c)
+                       ? staged_blocks
+                       : ceil_div(p.N * p.Di * ceil_div(p.Hi, rows) * ceil_div(p.Wi, c.tile_k),
+                                  pixel_lanes);
         break;
     case Variant::BwdWeight: {
         if (direct_filter(c, p) > 0) { // pixel lanes of tile_k / strip rows x strip columns
@@ -118,7 +158,7 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
     plan.grid_y = u32(ceil_div(p.C, c.tile_n));
     plan.grid_z = 1;
     plan.block_threads = static_cast<unsigned>(threads);
-    plan.shared_bytes = direct_shared_bytes(c, p);
+    plan.shared_bytes = direct_shared_bytes(c, p, warp_size);
     return plan;
 }
 
@@ -153,6 +193,8 @@ SupportCheck check_direct(const KernelConfig& c, const Problem& p, int warp_size
         r.fail("tile_m: ", c.tile_m, " is not pixel lanes x tile_k x rows = ", threads / lanes,
                " x ", c.tile_k, " x 1, 2 or 4");
     if (c.split_image) r.fail("split_image: direct kernels address whole tensors (32-bit)");
+    if (c.double_smem_buffer && (c.variant == Variant::BwdWeight || c.ndim_spatial != 2))
+        r.fail("double_smem_buffer: the staged entries exist for 2D forward and bwd_data only");
     if (c.variant == Variant::BwdWeight) {
         if (c.split_k != 1 || c.split_k_mode != SplitKMode::Atomic)
             r.fail("split_k_mode: direct bwd_weight reduces tile_m pixels per block and adds "
@@ -174,7 +216,17 @@ SupportCheck check_direct(const KernelConfig& c, const Problem& p, int warp_size
                " does not divide it");
     else if (p.C % vec != 0)
         r.fail("vector_size_a: ", vec, " does not divide C = ", p.C);
-    if (direct_shared_bytes(c, p) > k_direct_max_shared)
+    if (is_direct_staged(c)) {
+        if (direct_filter(c, p) == 0)
+            r.fail("double_smem_buffer: the staged entries run depthwise 3x3, 5x5 and 7x7 filters "
+                   "with stride 1 and dilation 1 along H and W (this problem: C/G ",
+                   cpg, ", K/G ", kpg, ", filter ", p.Y, "x", p.X, ", stride ", p.stride_h, "x",
+                   p.stride_w, ", dilation ", p.dilation_h, "x", p.dilation_w, ")");
+        else if (direct_shared_bytes(c, p, warp_size) > k_direct_staged_max_shared)
+            r.fail("tile_n: two staged tiles of ", c.tile_n, " channels and the filter slice need ",
+                   direct_shared_bytes(c, p, warp_size), " bytes of shared memory, over ",
+                   k_direct_staged_max_shared);
+    } else if (direct_shared_bytes(c, p) > k_direct_max_shared)
         r.fail("tile_n: the fp32 filter slice of ", c.tile_n, " channels x ", p.Z * p.Y * p.X,
                " taps x C/G ", cpg, " needs ", direct_shared_bytes(c, p),
                " bytes of shared memory, over ", k_direct_max_shared);

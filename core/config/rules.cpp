@@ -45,6 +45,7 @@ constexpr int k_max_accumulator_registers = 128;
 constexpr int k_max_loads_per_thread = 16;
 // Registers a thread must keep when block_per_cu asks for several resident blocks.
 constexpr int k_min_registers_per_thread = 128;
+constexpr int k_min_registers_per_thread_direct = 64;
 constexpr int k_max_warps = 16;
 // Resident threads per SM/CU that launch bounds may ask for.
 constexpr int k_max_threads_per_cu = 2048;
@@ -310,10 +311,13 @@ private:
         }
         const long long regs =
             a_.registers_per_block / std::max<long long>(1, (long long)threads * c_.block_per_cu);
-        if (c_.block_per_cu > 1 && regs < k_min_registers_per_thread)
+        // Direct kernels hold no GEMM fragments: their sums and windows fit in fewer.
+        const int floor = c_.pipeline == Pipeline::Direct ? k_min_registers_per_thread_direct
+                                                          : k_min_registers_per_thread;
+        if (c_.block_per_cu > 1 && regs < floor)
             cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " leaves " +
                                         std::to_string(regs) + " registers per thread, under " +
-                                        std::to_string(k_min_registers_per_thread));
+                                        std::to_string(floor));
     }
 
     void split_k() {
@@ -456,7 +460,10 @@ private:
         knob(Triple{c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k} != wt,
              "warp tile " + triple_text(c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k) +
                  " (leave it at " + triple_text(wt[0], wt[1], wt[2]) + ")");
-        knob(c_.double_smem_buffer, "double_smem_buffer");
+        // dsb is the staged K x K entries (input tiles through two shared-memory buffers).
+        if (c_.double_smem_buffer && (c_.variant == Variant::BwdWeight || c_.ndim_spatial != 2))
+            cull(Rule::Direct, "double_smem_buffer: the staged entries exist for 2D forward and "
+                               "bwd_data only");
         knob(c_.num_wave_groups != 1, "num_wave_groups " + std::to_string(c_.num_wave_groups));
         knob(c_.num_groups_to_merge != 1, "num_groups_to_merge " +
                                               std::to_string(c_.num_groups_to_merge) +
@@ -497,9 +504,13 @@ private:
             cull(Rule::Direct, "tile_m " + std::to_string(c_.tile_m) + " must be pixel lanes x " +
                                    "tile_k x rows = " + std::to_string(threads / lanes) + " x " +
                                    std::to_string(c_.tile_k) + " x 1, 2 or 4");
-        // forward / bwd_data keep rows x tile_k x vector fp32 accumulators per thread.
-        if (c_.variant != Variant::BwdWeight && std::max(rows, 1) * c_.tile_k * vec > 64)
-            cull(Rule::Direct, "rows " + std::to_string(std::max(rows, 1)) + " x tile_k " +
+        // forward / bwd_data keep rows x tile_k x vector fp32 accumulators per thread (staged:
+        // tile_k x vector, one run of rows at a time; rows sets the tile height there).
+        const int sums = (c_.double_smem_buffer ? 1 : std::max(rows, 1)) * c_.tile_k * vec;
+        if (c_.variant != Variant::BwdWeight && sums > 64)
+            cull(Rule::Direct, (c_.double_smem_buffer
+                                    ? std::string("staged: tile_k ")
+                                    : "rows " + std::to_string(std::max(rows, 1)) + " x tile_k ") +
                                    std::to_string(c_.tile_k) + " x vector " + std::to_string(vec) +
                                    " fp32 accumulators per thread exceed 64");
         if (c_.variant == Variant::BwdWeight) {

@@ -34,6 +34,15 @@ GCONV_DEVICE void barrier() {
     __syncthreads();
 }
 
+// Stops the kernel with an error the launch reports (an entry that must never run).
+GCONV_DEVICE void trap() {
+#if defined(GCONV_NV)
+    __trap();
+#else
+    __builtin_trap();
+#endif
+}
+
 GCONV_DEVICE u32 float_bits(float f) {
 #if defined(GCONV_NV)
     return __float_as_uint(f);

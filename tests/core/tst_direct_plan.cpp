@@ -61,7 +61,7 @@ private slots:
             {"scheduler", [](KernelConfig& c) { c.scheduler = Scheduler::Interwave; }},
             {"epilogue", [](KernelConfig& c) { c.epilogue = Epilogue::Direct; }},
             {"warp tile", [](KernelConfig& c) { c.warp_tile_m = 16; }},
-            {"double_smem_buffer", [](KernelConfig& c) { c.double_smem_buffer = true; }},
+            // (double_smem_buffer is the staged entries: tst_direct_staged_plan)
             {"num_groups_to_merge", [](KernelConfig& c) { c.num_groups_to_merge = 2; }},
             {"split_image", [](KernelConfig& c) { c.split_image = true; }},
             {"pad_m", [](KernelConfig& c) { c.pad_n = false; }},

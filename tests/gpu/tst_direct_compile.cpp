@@ -34,6 +34,15 @@ KernelConfig direct_config(Variant v, DataType dt, int nd, int vec, int warp) {
     return c;
 }
 
+// The staged K x K entries (dsb): 2D forward / bwd_data, runs of `run` rows per thread.
+KernelConfig staged_config(Variant v, DataType dt, int vec, int run, int warp) {
+    KernelConfig c = direct_config(v, dt, 2, vec, warp);
+    c.double_smem_buffer = true;
+    c.tile_k = run;
+    c.tile_m = (2 * warp / 8) * run;
+    return c;
+}
+
 std::vector<KernelConfig> all_configs(int warp) {
     std::vector<KernelConfig> out;
     for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight})
@@ -46,6 +55,8 @@ std::vector<KernelConfig> all_configs(int warp) {
                     rows.tile_m *= 2;
                     out.push_back(rows);
                 }
+                if (v != Variant::BwdWeight && nd == 2)
+                    out.push_back(staged_config(v, dt, 16 / element_bytes(dt), 4, warp));
             }
     return out;
 }
@@ -67,7 +78,7 @@ class TestDirectCompile : public QObject {
                                                    jit::log_head(result.log, 12));
         }
         qInfo("%s: %d direct kernels compiled", arch, compiled);
-        QCOMPARE(compiled, 42);
+        QCOMPARE(compiled, 42 + 6);
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
     }
 
@@ -127,6 +138,41 @@ private slots:
         }
         // forward and bwd_data 2 x 2 x 3; bwd_weight k3 at vector 8, k3 and k5 at 4, all at 2.
         QCOMPARE(entries, 12 + 1 + 2 + 3);
+    }
+
+    // The staged entries keep a run's sums, one staged row's window and (3x3 up to vector 8) the
+    // weights in registers: no spills at the vectors and runs the pools use.
+    void staged_entries_do_not_spill() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        std::vector<KernelConfig> configs;
+        for (Variant v : {Variant::Forward, Variant::BwdData})
+            for (auto [vec, run] : {std::pair{8, 4}, {8, 8}, {4, 8}, {4, 2}})
+                configs.push_back(staged_config(v, DataType::BF16, vec, run, 32));
+        int entries = 0;
+        for (const KernelConfig& c : configs) {
+            auto request = jit::kernel_compile_request(c, "sm_90");
+            request.options.push_back("--ptxas-options=-v");
+            const auto result = jit::compile(request);
+            QVERIFY2(result.ok, qPrintable(QString::fromStdString(jit::log_head(result.log, 12))));
+            QVERIFY(request.source.find("staged_") != std::string::npos);
+            for (int f : k_direct_filters) {
+                const std::string entry = direct_filter_entry_name(f);
+                const std::regex used(
+                    "Function properties for " + entry +
+                    "\\n[^\\n]*?(\\d+) bytes stack frame, (\\d+) bytes spill stores"
+                    "[^\\n]*\\n[^\\n]*Used (\\d+) registers");
+                std::smatch m;
+                QVERIFY2(std::regex_search(result.log, m, used),
+                         qPrintable(QString::fromStdString(entry + " not in the ptxas report:\n" +
+                                                           jit::log_head(result.log, 40))));
+                qInfo("%s %s: %s registers, %s bytes spill stores", kernel_name(c).c_str(),
+                      entry.c_str(), m[3].str().c_str(), m[2].str().c_str());
+                if (getenv("GCONV_ALLREGS")==nullptr) QCOMPARE(m[2].str(), std::string("0"));
+                ++entries;
+            }
+        }
+        QCOMPARE(entries, 8 * 3);
     }
 
     void a_broken_direct_source_fails() {
