@@ -79,7 +79,9 @@ GCONV_DEVICE void load_dout(const ConvParams& p, const Geometry& g, typename S::
 }
 
 // The input halo of one tile (gconv_direct_mma.h load_halo's copy as one flat loop over the
-// halo's 16-byte vectors: a block's threads outnumber a row's vectors on small images).
+// halo's 16-byte vectors: a block's threads outnumber a row's vectors on small images). A thread
+// steps its (row, vector in row) by the block's stride instead of dividing per vector: the
+// kernel is bound by instruction issue.
 template <class S>
 GCONV_DEVICE void load_halo_flat(const ConvParams& p, const Geometry& g, typename S::T* halo,
                                  int tile, int ch0, int present) {
@@ -91,8 +93,12 @@ GCONV_DEVICE void load_halo_flat(const ConvParams& p, const Geometry& g, typenam
     const T* in = static_cast<const T*>(p.in) + n * p.Hi * p.Wi * p.C + ch0;
     const int ih0 = th_i * g.th * p.stride_h - p.pad_h, iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
     const int row_vectors = g.hw * S::VPP;
-    for (int e = static_cast<int>(threadIdx.x); e < g.hh * row_vectors; e += S::THREADS) {
-        const int hy = e / row_vectors, rem = e - hy * row_vectors;
+    const int tid = static_cast<int>(threadIdx.x);
+    const int step_rows = S::THREADS / row_vectors, step_rem = S::THREADS - step_rows * row_vectors;
+    int hy = tid / row_vectors, rem = tid - hy * row_vectors;
+    for (; hy < g.hh; hy += step_rows, rem += step_rem) {
+        if (rem >= row_vectors) rem -= row_vectors, ++hy;
+        if (hy >= g.hh) break;
         const int hx = rem / S::VPP, v = rem - hx * S::VPP;
         const int ih = ih0 + hy, iw = iw0 + hx;
         const bool ok = static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
