@@ -37,7 +37,9 @@ bool direct_weight_strip_fits(const KernelConfig& config, int filter);
 // bwd_data, depthwise K x K with stride 1 and dilation 1 along H and W (direct_filter() > 0).
 // A block copies input tiles of tile_n channels x `cols` output columns x `rows` output rows
 // (plus the K - 1 halo) into shared memory and walks k_direct_staged_walk consecutive tiles
-// with two buffers; tile_k is the run of rows a thread computes down one column. The generator
+// with two buffers; tile_k is the run of rows a thread computes down one column. Its pixel blocks
+// are ceil(tiles / k_direct_staged_walk); as for every direct kernel grid x is pixel blocks x
+// channel blocks, the channel block fastest, and y is 1. The generator
 // hands the constants below to the device code, whose staged_geometry() is this formula.
 bool is_direct_staged(const KernelConfig& config);
 struct DirectStagedGeometry {

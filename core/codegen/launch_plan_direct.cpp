@@ -123,7 +123,7 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
     const int64_t rows = std::max(1, direct_rows(c, warp_size));
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
     int64_t blocks_x = 0;
-    // Staged kernels: one block per k_direct_staged_walk tiles.
+    // Staged kernels: one pixel block per k_direct_staged_walk tiles.
     const int64_t staged_blocks =
         is_direct_staged(c)
             ? ceil_div(direct_staged_geometry(c, p, warp_size).tiles, k_direct_staged_walk)
@@ -154,8 +154,10 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
         break;
     }
     }
-    plan.grid_x = u32(blocks_x);
-    plan.grid_y = u32(ceil_div(p.C, c.tile_n));
+    // Pixel blocks x channel blocks along x, the channel block fastest (gconv_direct.h
+    // channel_block(): a pixel's channels cross DRAM together).
+    plan.grid_x = u32(blocks_x * ceil_div(p.C, c.tile_n));
+    plan.grid_y = 1;
     plan.grid_z = 1;
     plan.block_threads = static_cast<unsigned>(threads);
     plan.shared_bytes = direct_shared_bytes(c, p, warp_size);

@@ -24,10 +24,11 @@
 //     bwd_weight::finish converts.
 // bwd_data gathers in the transposed direction: an input pixel receives the taps whose
 // (coordinate + pad - tap * dilation) is a multiple of the stride (a per-tap test).
-// Grid (codegen/direct_plan.h computes the same): forward x = ceil(N*Do*ceil(Ho/ROWS)*
+// Pixel blocks (codegen/direct_plan.h computes the same): forward ceil(N*Do*ceil(Ho/ROWS)*
 // ceil(Wo/kTileK) / pixel lanes) for every forward entry, bwd_data the same over
-// N*Di*ceil(Hi/ROWS)*ceil(Wi/kTileK), bwd_weight x = filter rows * ceil(N*Do*Ho*Wo / kTileM)
-// (sliding_weight: its own, see there); y = ceil(C / kTileN). Offsets are 32-bit
+// N*Di*ceil(Hi/ROWS)*ceil(Wi/kTileK), bwd_weight filter rows * ceil(N*Do*Ho*Wo / kTileM)
+// (sliding_weight: its own, see there); channel blocks ceil(C / kTileN); grid x is their
+// product, the channel block fastest (channel_block(), pixel_block()). Offsets are 32-bit
 // (is_supported checks).
 // ConvParams as for the GEMM kernels: forward writes out, bwd_data writes in, bwd_weight wei.
 #include "gconv_arch.h"
@@ -61,6 +62,17 @@ template <class Cfg> struct Shape {
                   "tile_m must be pixel lanes x tile_k x rows (1, 2 or 4)");
     static_assert(VEC * sizeof(T) <= 16, "a channel vector is at most 16 bytes");
 };
+
+// Grid x holds (pixel block, channel block) pairs with the channel block fastest, y is 1: the
+// blocks that share a pixel block run together, so a pixel's C channels cross DRAM at once
+// rather than in tile_n pieces far apart in time, each of which would miss L2 again on the lines
+// it shares with its neighbours (codegen/launch_plan_direct.cpp computes the same grid).
+template <class S> GCONV_DEVICE int channel_block(const ConvParams& p) {
+    return static_cast<int>(blockIdx.x) % ((p.C + S::TN - 1) / S::TN);
+}
+template <class S> GCONV_DEVICE int pixel_block(const ConvParams& p) {
+    return static_cast<int>(blockIdx.x) / ((p.C + S::TN - 1) / S::TN);
+}
 
 // One VEC-wide access, converted to / from fp32. Element j of a vector sits in the low half
 // first (little-endian words); 16-bit types are {u16 bits} structs.
@@ -202,7 +214,7 @@ template <class Cfg, int CPG, bool BWD> GCONV_DEVICE void gather(const ConvParam
     constexpr int VEC = S::VEC, PIX = S::PIX;
     float* ws = reinterpret_cast<float*>(gconv_dynamic_smem);
     const int taps = p.Z * p.Y * p.X;
-    const int ch0 = static_cast<int>(blockIdx.y) * S::TN;
+    const int ch0 = channel_block<S>(p) * S::TN;
     stage_filter<Cfg, CPG, BWD>(p, ws, ch0, taps);
     arch::barrier();
 
@@ -214,7 +226,7 @@ template <class Cfg, int CPG, bool BWD> GCONV_DEVICE void gather(const ConvParam
     const int sD = BWD ? p.Do : p.Di, sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
     const int strips = (dW + PIX - 1) / PIX;
     const int bands = (dH + S::ROWS - 1) / S::ROWS;
-    const int strip = static_cast<int>(blockIdx.x) * S::PL + pl;
+    const int strip = pixel_block<S>(p) * S::PL + pl;
     if (ch >= p.C || strip >= p.N * dD * bands * strips) return;
     const int w0 = (strip % strips) * PIX;
     int row = strip / strips;
@@ -308,7 +320,7 @@ GCONV_DEVICE void sliding_rows(const ConvParams& p) {
     constexpr int WIN = PIX + KS - 1, IN_ROWS = ROWS + KS - 1, PLANE = KS * KS;
     constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
     float* ws = reinterpret_cast<float*>(gconv_dynamic_smem);
-    const int ch0 = static_cast<int>(blockIdx.y) * S::TN;
+    const int ch0 = channel_block<S>(p) * S::TN;
     if constexpr (S::NDIM3)
         stage_filter<Cfg, CPG, BWD, 0, BWD>(p, ws, ch0, p.Z * PLANE);
     else
@@ -328,7 +340,7 @@ GCONV_DEVICE void sliding_rows(const ConvParams& p) {
     const int ch = ch0 + cl * VEC;
     const int strips = (dW + PIX - 1) / PIX;
     const int bands = (dH + ROWS - 1) / ROWS;
-    const int strip = static_cast<int>(blockIdx.x) * S::PL + pl;
+    const int strip = pixel_block<S>(p) * S::PL + pl;
     if (ch >= p.C || strip >= p.N * dD * bands * strips) return;
     const int w0 = (strip % strips) * PIX;
     int row = strip / strips;
@@ -427,8 +439,8 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
     constexpr int VEC = S::VEC, WARP = GCONV_WARP_SIZE;
     const int taps = p.Z * p.Y * p.X;
     const int rows = KX > 1 ? p.Z * p.Y : taps;
-    const int row = static_cast<int>(blockIdx.x) % rows;
-    const int slice = static_cast<int>(blockIdx.x) / rows;
+    const int row = pixel_block<S>(p) % rows;
+    const int slice = pixel_block<S>(p) / rows;
     int z, y, x0;
     if constexpr (KX > 1) {
         z = row / p.Y;
@@ -442,7 +454,7 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
     }
     const int cl = static_cast<int>(threadIdx.x) % S::CL;
     const int pl = static_cast<int>(threadIdx.x) / S::CL;
-    const int ch = static_cast<int>(blockIdx.y) * S::TN + cl * VEC;
+    const int ch = channel_block<S>(p) * S::TN + cl * VEC;
     const bool active = ch < p.C;
     const T* in = static_cast<const T*>(p.in);
     const T* dout = static_cast<const T*>(p.out);
@@ -546,11 +558,11 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
     constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
     const int tid = static_cast<int>(threadIdx.x);
     const int cl = tid % S::CL, pl = tid / S::CL;
-    const int ch0 = static_cast<int>(blockIdx.y) * S::TN;
+    const int ch0 = channel_block<S>(p) * S::TN;
     const int ch = ch0 + cl * VEC;
     const int strips = (p.Wo + SW - 1) / SW;
     const int bands = (p.Ho + BAND - 1) / BAND;
-    const int strip = static_cast<int>(blockIdx.x) * S::PL + pl;
+    const int strip = pixel_block<S>(p) * S::PL + pl;
 
     float acc[TAPS][VEC];
 #pragma unroll

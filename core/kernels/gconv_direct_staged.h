@@ -18,8 +18,8 @@
 // Geometry (codegen/direct_plan.cpp direct_staged_geometry() is the same formula):
 //   cols = min(dW, kStagedMaxCols); rows = kTileK x clamp(ROWS x pixel lanes / cols, 1,
 //   ceil(dH / kTileK)); tiles = N x ceil(dH / rows) x ceil(dW / cols), column tile fastest.
-// Grid: x = ceil(tiles / kStagedWalk) (a block walks kStagedWalk consecutive tiles),
-// y = ceil(C / tile_n). Dynamic shared memory: the fp32 filter slice (K*K x tile_n, rounded to
+// Grid: x = ceil(tiles / kStagedWalk) pixel blocks (a block walks kStagedWalk consecutive tiles)
+// x ceil(C / tile_n) channel blocks, the channel block fastest (gconv_direct.h), y = 1. Dynamic shared memory: the fp32 filter slice (K*K x tile_n, rounded to
 // 16 bytes) and two buffers of (rows + K - 1) x (cols + K - 1) x tile_n elements (each rounded
 // to 16 bytes).
 #include "gconv_direct.h"
@@ -86,8 +86,8 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
     T* buffers = reinterpret_cast<T*>(gconv_dynamic_smem + filter_bytes);
 
     const int tid = static_cast<int>(threadIdx.x);
-    const int ch0 = static_cast<int>(blockIdx.y) * TN;
-    const int first = static_cast<int>(blockIdx.x) * Cfg::kStagedWalk;
+    const int ch0 = channel_block<S>(p) * TN;
+    const int first = pixel_block<S>(p) * Cfg::kStagedWalk;
     const int left = g.tiles - first;
     const int count = left < Cfg::kStagedWalk ? left : Cfg::kStagedWalk;
     if (count <= 0) return;

@@ -261,6 +261,11 @@ private slots:
                     k.tile_m = 16 * k.tile_k * band;
                     QVERIFY(is_supported(k, p).ok);
                     const LaunchPlan plan = plan_launch(k, p);
+                    // Pixel blocks x channel blocks along x, the channel block fastest.
+                    const int64_t channel_blocks = (p.C + k.tile_n - 1) / k.tile_n;
+                    QCOMPARE(int64_t{plan.grid_x} % channel_blocks, int64_t{0});
+                    const int64_t blocks = plan.grid_x / channel_blocks;
+                    QCOMPARE(plan.grid_y, 1u);
                     const int64_t lanes = 128 / 8;
                     const int64_t w = v == Variant::BwdData ? p.Wi : p.Wo();
                     const int64_t h = v == Variant::BwdData ? p.Hi : p.Ho();
@@ -270,23 +275,21 @@ private slots:
                         const int64_t band = k.tile_k / 4, f = p.X;
                         const int64_t strips =
                             p.N * ((p.Ho() + band - 1) / band) * ((p.Wo() + 3) / 4);
-                        QVERIFY(int64_t{plan.grid_x} * lanes >= strips);
-                        QVERIFY(int64_t(plan.grid_x - 1) * lanes < strips);
+                        QVERIFY(blocks * lanes >= strips);
+                        QVERIFY((blocks - 1) * lanes < strips);
                         QCOMPARE(plan.shared_bytes, std::size_t(f * f * k.tile_n * 4));
                     } else if (v == Variant::BwdWeight) {
                         const int64_t taps = p.Y * p.X / direct_row_taps(k, p);
-                        QVERIFY(int64_t{plan.grid_x} * k.tile_m >= taps * rows * w);
-                        QCOMPARE(int64_t{plan.grid_x} % taps, 0);
+                        QVERIFY(blocks * k.tile_m >= taps * rows * w);
+                        QCOMPARE(blocks % taps, int64_t{0});
                         QCOMPARE(plan.shared_bytes, std::size_t{0});
                     } else {
                         // A pixel lane covers band rows of tile_k pixels.
                         const int64_t per_block = lanes * k.tile_k * band;
-                        QVERIFY(int64_t{plan.grid_x} * per_block >= rows * w);
-                        QVERIFY(int64_t(plan.grid_x - 1) * per_block < rows * (w + k.tile_k));
+                        QVERIFY(blocks * per_block >= rows * w);
+                        QVERIFY((blocks - 1) * per_block < rows * (w + k.tile_k));
                         QCOMPARE(plan.shared_bytes, std::size_t(k.tile_n * p.Y * p.X * 4));
                     }
-                    QVERIFY(int64_t{plan.grid_y} * k.tile_n >= p.C);
-                    QVERIFY(int64_t(plan.grid_y - 1) * k.tile_n < p.C);
                     QCOMPARE(plan.block_threads, 128u);
                 }
         }

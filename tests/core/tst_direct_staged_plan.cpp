@@ -108,7 +108,7 @@ private slots:
     }
 
     // mbv2_dw144 (64 x 144 x 56 x 56, 3x3): 56 columns; 64 pixel lanes / 56 columns = 1 run of
-    // 4 rows; 14 bands; 64 x 14 tiles, 2 per block; 144 / 32 -> 5 channel blocks.
+    // 4 rows; 14 bands; 64 x 14 tiles, 2 per block; 144 / 32 -> 5 channel blocks along x too.
     void geometry_grid_and_shared_memory_of_a_known_shape() {
         const Problem p = depthwise(64, 144, 56, 56, 3, 1);
         const DirectStagedGeometry g = direct_staged_geometry(staged(), p);
@@ -120,8 +120,8 @@ private slots:
         QCOMPARE(g.in_rows, int64_t{6});
         QCOMPARE(g.in_cols, int64_t{58});
         const LaunchPlan plan = plan_launch(staged(), p);
-        QCOMPARE(plan.grid_x, 64u * 14 / 2);
-        QCOMPARE(plan.grid_y, 5u);
+        QCOMPARE(plan.grid_x, 64u * 14 / 2 * 5);
+        QCOMPARE(plan.grid_y, 1u);
         QCOMPARE(plan.block_threads, 256u);
         // fp32 filter 9 x 32 x 4 = 1152; two tiles of 6 x 58 x 32 bf16 = 22272 bytes.
         QCOMPARE(plan.shared_bytes, std::size_t{1152 + 2 * 22272});
@@ -165,9 +165,12 @@ private slots:
             QVERIFY(g.cols <= k_direct_staged_max_cols);
             QCOMPARE(g.tiles, p.N * g.bands * g.col_tiles);
             const LaunchPlan plan = plan_launch(k, p);
-            QVERIFY(int64_t{plan.grid_x} * k_direct_staged_walk >= g.tiles);
-            QVERIFY(int64_t(plan.grid_x - 1) * k_direct_staged_walk < g.tiles);
-            QVERIFY(int64_t{plan.grid_y} * k.tile_n >= p.C);
+            const int64_t channel_blocks = (p.C + k.tile_n - 1) / k.tile_n;
+            QCOMPARE(int64_t{plan.grid_x} % channel_blocks, int64_t{0});
+            const int64_t walks = plan.grid_x / channel_blocks;
+            QVERIFY(walks * k_direct_staged_walk >= g.tiles);
+            QVERIFY((walks - 1) * k_direct_staged_walk < g.tiles);
+            QCOMPARE(plan.grid_y, 1u);
             QVERIFY(plan.shared_bytes <= k_direct_staged_max_shared);
         }
     }
