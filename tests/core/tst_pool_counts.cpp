@@ -1,5 +1,6 @@
 // The pool of every shipped config on every architecture: hundreds of kernels on sm_90 and
-// gfx950 (at most about a hundred for the direct pipeline's *_direct.json; the NVIDIA-only
+// gfx950 (at most about a hundred for the direct pipeline's *_direct.json and
+// *_direct_staged.json; the NVIDIA-only
 // *_direct_mma.json none on AMD), and exactly the counts the README's table states.
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
@@ -59,7 +60,7 @@ private slots:
             ++configs;
             const auto traits = load_trait_config(dir.filePath(f).toStdString());
             // The direct pipeline's pools are small on purpose: few knobs, one loop.
-            const bool direct = f.endsWith("_direct.json");
+            const bool direct = f.endsWith("_direct.json") || f.endsWith("_direct_staged.json");
             // The tensor-core direct pool is NVIDIA-only (ldmatrix, mma.sync), a few per C/G
             // (bwd_weight's times its five split_k values).
             if (f.endsWith("_direct_mma.json")) {
