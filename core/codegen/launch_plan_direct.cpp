@@ -79,9 +79,8 @@ DirectStagedGeometry direct_staged_geometry(const KernelConfig& c, const Problem
     const int64_t pixel_lanes = threads_of(c, warp_size) / direct_channel_lanes(c);
     g.cols = std::min<int64_t>(dW, k_direct_staged_max_cols);
     g.col_tiles = ceil_div(dW, g.cols);
-    const int64_t runs = std::clamp<int64_t>(std::max(1, direct_rows(c, warp_size)) *
-                                                 pixel_lanes / g.cols,
-                                             1, ceil_div(dH, c.tile_k));
+    const int64_t runs = std::clamp<int64_t>(
+        std::max(1, direct_rows(c, warp_size)) * pixel_lanes / g.cols, 1, ceil_div(dH, c.tile_k));
     g.rows = runs * c.tile_k;
     g.bands = ceil_div(dH, g.rows);
     g.tiles = p.N * g.bands * g.col_tiles;
@@ -130,10 +129,11 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
             : 0;
     switch (c.variant) {
     case Variant::Forward:
-        blocks_x = is_direct_staged(c)
-                       ? staged_blocks
-                       : ceil_div(p.N * p.Do() * ceil_div(p.Ho(), rows) * ceil_div(p.Wo(), c.tile_k),
-                                  pixel_lanes);
+        blocks_x =
+            is_direct_staged(c)
+                ? staged_blocks
+                : ceil_div(p.N * p.Do() * ceil_div(p.Ho(), rows) * ceil_div(p.Wo(), c.tile_k),
+                           pixel_lanes);
         break;
     case Variant::BwdData:
         blocks_x = is_direct_staged(c)

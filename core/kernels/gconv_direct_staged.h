@@ -19,9 +19,9 @@
 //   cols = min(dW, kStagedMaxCols); rows = kTileK x clamp(ROWS x pixel lanes / cols, 1,
 //   ceil(dH / kTileK)); tiles = N x ceil(dH / rows) x ceil(dW / cols), column tile fastest.
 // Grid: x = ceil(tiles / kStagedWalk) pixel blocks (a block walks kStagedWalk consecutive tiles)
-// x ceil(C / tile_n) channel blocks, the channel block fastest (gconv_direct.h), y = 1. Dynamic shared memory: the fp32 filter slice (K*K x tile_n, rounded to
-// 16 bytes) and two buffers of (rows + K - 1) x (cols + K - 1) x tile_n elements (each rounded
-// to 16 bytes).
+// x ceil(C / tile_n) channel blocks, the channel block fastest (gconv_direct.h), y = 1. Dynamic
+// shared memory: the fp32 filter slice (K*K x tile_n, rounded to 16 bytes) and two buffers of (rows
+// + K - 1) x (cols + K - 1) x tile_n elements (each rounded to 16 bytes).
 #include "gconv_direct.h"
 
 namespace gconv {
@@ -193,13 +193,15 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
 #pragma unroll 1
                     for (int r = 0; r < IN_RUN; ++r) feed_row(r);
                 }
-                T* out = dst + ((tile.n * dH + tile.h0 + run * RUN) * dW + tile.c0 + col) * p.C + ch;
+                T* out =
+                    dst + ((tile.n * dH + tile.h0 + run * RUN) * dW + tile.c0 + col) * p.C + ch;
 #pragma unroll
                 for (int o = 0; o < RUN; ++o)
                     if (tile.h0 + run * RUN + o < dH) store_vec<VEC>(out + o * dW * p.C, acc[o]);
             }
         }
-        // The copy issued at the top of iteration i + 1 writes buffer (i + 2) & 1, the one just read.
+        // The copy issued at the top of iteration i + 1 writes buffer (i + 2) & 1, the one just
+        // read.
         if (i + 2 < count) arch::barrier();
     }
 }

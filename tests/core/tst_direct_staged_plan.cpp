@@ -87,7 +87,8 @@ private slots:
         };
         const std::vector<Case> refused = {
             {"stride", [](Problem& p) { p.stride_h = p.stride_w = 2; }},
-            {"dilation", [](Problem& p) { p.dilation_h = p.dilation_w = 2, p.pad_h = p.pad_w = 2; }},
+            {"dilation",
+             [](Problem& p) { p.dilation_h = p.dilation_w = 2, p.pad_h = p.pad_w = 2; }},
             {"filter", [](Problem& p) { p.X = 1, p.pad_w = 0; }},
             {"filter", [](Problem& p) { p.Y = p.X = 9, p.pad_h = p.pad_w = 4; }},
             {"C/G", [](Problem& p) { p.G = 32; }},
@@ -149,7 +150,7 @@ private slots:
             Problem p = depthwise(1 + rng->bounded(5), 8 * (1 + rng->bounded(40)),
                                   f + rng->bounded(90), f + rng->bounded(200), f, pad);
             KernelConfig k = staged(rng->bounded(2) ? Variant::Forward : Variant::BwdData);
-            k.tile_k = 1 << rng->bounded(4);                  // runs of 1 .. 8 rows
+            k.tile_k = 1 << rng->bounded(4);                   // runs of 1 .. 8 rows
             k.tile_m = 64 * k.tile_k * (1 << rng->bounded(3)); // rows 1, 2, 4
             const SupportCheck s = is_supported(k, p);
             if (!s.ok) {
@@ -182,8 +183,8 @@ private slots:
             for (int f : k_direct_filters)
                 QVERIFY2(src.find(direct_filter_entry_name(f) + "(") != std::string::npos,
                          direct_filter_entry_name(f).c_str());
-            const std::string call =
-                v == Variant::Forward ? "staged_forward<GconvConfig, " : "staged_bwd_data<GconvConfig, ";
+            const std::string call = v == Variant::Forward ? "staged_forward<GconvConfig, "
+                                                           : "staged_bwd_data<GconvConfig, ";
             QVERIFY(src.find(call) != std::string::npos);
             QVERIFY(src.find("gconv::arch::trap()") != std::string::npos);
             QVERIFY(src.find("gconv::direct::forward<") == std::string::npos);
