@@ -45,7 +45,7 @@ bool is_direct_staged(const KernelConfig& config);
 struct DirectStagedGeometry {
     int64_t cols = 0, col_tiles = 0; // output columns per tile, tiles along W
     int64_t rows = 0, bands = 0;     // output rows per tile, tiles along H
-    int64_t tiles = 0;               // per channel block (grid y)
+    int64_t tiles = 0;               // per channel block
     int64_t in_rows = 0, in_cols = 0;
 };
 DirectStagedGeometry direct_staged_geometry(const KernelConfig& config, const Problem& problem,

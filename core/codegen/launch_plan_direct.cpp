@@ -121,38 +121,23 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
     const int64_t pixel_lanes = std::max(1, threads / direct_channel_lanes(c));
     const int64_t rows = std::max(1, direct_rows(c, warp_size));
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
+    // Pixel blocks: a staged kernel's one per k_direct_staged_walk tiles, the others' per entry.
     int64_t blocks_x = 0;
-    // Staged kernels: one pixel block per k_direct_staged_walk tiles.
-    const int64_t staged_blocks =
-        is_direct_staged(c)
-            ? ceil_div(direct_staged_geometry(c, p, warp_size).tiles, k_direct_staged_walk)
-            : 0;
-    switch (c.variant) {
-    case Variant::Forward:
+    if (is_direct_staged(c)) {
+        blocks_x = ceil_div(direct_staged_geometry(c, p, warp_size).tiles, k_direct_staged_walk);
+    } else if (c.variant == Variant::Forward) {
+        blocks_x = ceil_div(p.N * p.Do() * ceil_div(p.Ho(), rows) * ceil_div(p.Wo(), c.tile_k),
+                            pixel_lanes);
+    } else if (c.variant == Variant::BwdData) {
         blocks_x =
-            is_direct_staged(c)
-                ? staged_blocks
-                : ceil_div(p.N * p.Do() * ceil_div(p.Ho(), rows) * ceil_div(p.Wo(), c.tile_k),
-                           pixel_lanes);
-        break;
-    case Variant::BwdData:
-        blocks_x = is_direct_staged(c)
-                       ? staged_blocks
-                       : ceil_div(p.N * p.Di * ceil_div(p.Hi, rows) * ceil_div(p.Wi, c.tile_k),
-                                  pixel_lanes);
-        break;
-    case Variant::BwdWeight: {
-        if (direct_filter(c, p) > 0) { // pixel lanes of tile_k / strip rows x strip columns
-            const int64_t band = c.tile_k / k_direct_weight_strip;
-            blocks_x =
-                ceil_div(p.N * ceil_div(p.Ho(), band) * ceil_div(p.Wo(), k_direct_weight_strip),
-                         pixel_lanes);
-            break;
-        }
-        const int64_t rows = p.Z * p.Y * p.X / direct_row_taps(c, p);
-        blocks_x = rows * ceil_div(p.N * p.Do() * p.Ho() * p.Wo(), c.tile_m);
-        break;
-    }
+            ceil_div(p.N * p.Di * ceil_div(p.Hi, rows) * ceil_div(p.Wi, c.tile_k), pixel_lanes);
+    } else if (direct_filter(c, p) > 0) { // bwd_weight: pixel lanes of strips over bands
+        const int64_t band = c.tile_k / k_direct_weight_strip;
+        blocks_x = ceil_div(p.N * ceil_div(p.Ho(), band) * ceil_div(p.Wo(), k_direct_weight_strip),
+                            pixel_lanes);
+    } else { // bwd_weight: filter rows x pixel slices
+        blocks_x = p.Z * p.Y * p.X / direct_row_taps(c, p) *
+                   ceil_div(p.N * p.Do() * p.Ho() * p.Wo(), c.tile_m);
     }
     // Pixel blocks x channel blocks along x, the channel block fastest (gconv_direct.h
     // channel_block(): a pixel's channels cross DRAM together).

@@ -272,12 +272,12 @@ private slots:
                     const int64_t rows = p.N * ((h + band - 1) / band) * band;
                     if (v == Variant::BwdWeight && direct_filter(k, p) > 0) {
                         // Strips of 4 columns over tile_k / 4 rows per pixel lane.
-                        const int64_t band = k.tile_k / 4, f = p.X;
+                        const int64_t strip_rows = k.tile_k / 4, taps = p.Y * p.X;
                         const int64_t strips =
-                            p.N * ((p.Ho() + band - 1) / band) * ((p.Wo() + 3) / 4);
+                            p.N * ((p.Ho() + strip_rows - 1) / strip_rows) * ((p.Wo() + 3) / 4);
                         QVERIFY(blocks * lanes >= strips);
                         QVERIFY((blocks - 1) * lanes < strips);
-                        QCOMPARE(plan.shared_bytes, std::size_t(f * f * k.tile_n * 4));
+                        QCOMPARE(plan.shared_bytes, std::size_t(taps * k.tile_n * 4));
                     } else if (v == Variant::BwdWeight) {
                         const int64_t taps = p.Y * p.X / direct_row_taps(k, p);
                         QVERIFY(blocks * k.tile_m >= taps * rows * w);

@@ -82,6 +82,35 @@ class TestDirectCompile : public QObject {
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
     }
 
+    // ptxas's report of the K x K entries of `configs` that `wanted` keeps, compiled for sm_90:
+    // each entry found, its registers logged, no spill stores. Adds the entries checked.
+    void expect_no_spills(const std::vector<KernelConfig>& configs,
+                          const std::function<bool(const KernelConfig&, int)>& wanted,
+                          int& entries) {
+        for (const KernelConfig& c : configs) {
+            auto request = jit::kernel_compile_request(c, "sm_90");
+            request.options.push_back("--ptxas-options=-v");
+            const auto result = jit::compile(request);
+            QVERIFY2(result.ok, qPrintable(QString::fromStdString(jit::log_head(result.log, 12))));
+            for (int f : k_direct_filters) {
+                if (!wanted(c, f)) continue;
+                const std::string entry = direct_filter_entry_name(f);
+                const std::regex used(
+                    "Function properties for " + entry +
+                    "\\n[^\\n]*?(\\d+) bytes stack frame, (\\d+) bytes spill stores"
+                    "[^\\n]*\\n[^\\n]*Used (\\d+) registers");
+                std::smatch m;
+                QVERIFY2(std::regex_search(result.log, m, used),
+                         qPrintable(QString::fromStdString(entry + " not in the ptxas report:\n" +
+                                                           jit::log_head(result.log, 40))));
+                qInfo("%s %s: %s registers, %s bytes spill stores", kernel_name(c).c_str(),
+                      entry.c_str(), m[3].str().c_str(), m[2].str().c_str());
+                QCOMPARE(m[2].str(), std::string("0"));
+                ++entries;
+            }
+        }
+    }
+
 private slots:
     void sm90_direct_kernels_compile() {
         if (jit::native_platform() != jit::Platform::nvidia)
@@ -99,8 +128,8 @@ private slots:
         compile_all("gfx90a", 64, [&](const jit::CompileRequest& r) { return hiprtc.compile(r); });
     }
 
-    // ptxas's report of each K x K entry (forward, bwd_data, bwd_weight): registers, and no
-    // local-memory spills (an array indexed at run time or a window too large would spill).
+    // The register-window K x K entries (forward, bwd_data, bwd_weight): no local-memory spills
+    // (an array indexed at run time or a window too large would spill).
     void filter_entries_do_not_spill() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");
@@ -114,28 +143,12 @@ private slots:
         for (int vec : {8, 4, 2})
             configs.push_back(direct_config(Variant::BwdWeight, DataType::BF16, 2, vec, 32));
         int entries = 0;
-        for (const KernelConfig& c : configs) {
-            auto request = jit::kernel_compile_request(c, "sm_90");
-            request.options.push_back("--ptxas-options=-v");
-            const auto result = jit::compile(request);
-            QVERIFY2(result.ok, qPrintable(QString::fromStdString(jit::log_head(result.log, 12))));
-            for (int f : k_direct_filters) {
-                if (c.variant == Variant::BwdWeight && !direct_weight_strip_fits(c, f)) continue;
-                const std::string entry = direct_filter_entry_name(f);
-                const std::regex used(
-                    "Function properties for " + entry +
-                    "\\n[^\\n]*?(\\d+) bytes stack frame, (\\d+) bytes spill stores"
-                    "[^\\n]*\\n[^\\n]*Used (\\d+) registers");
-                std::smatch m;
-                QVERIFY2(std::regex_search(result.log, m, used),
-                         qPrintable(QString::fromStdString(entry + " not in the ptxas report:\n" +
-                                                           jit::log_head(result.log, 40))));
-                qInfo("%s: %s registers, %s bytes spill stores", kernel_name(c).c_str(),
-                      m[3].str().c_str(), m[2].str().c_str());
-                QCOMPARE(m[2].str(), std::string("0"));
-                ++entries;
-            }
-        }
+        expect_no_spills(
+            configs,
+            [](const KernelConfig& c, int f) {
+                return c.variant != Variant::BwdWeight || direct_weight_strip_fits(c, f);
+            },
+            entries);
         // forward and bwd_data 2 x 2 x 3; bwd_weight k3 at vector 8, k3 and k5 at 4, all at 2.
         QCOMPARE(entries, 12 + 1 + 2 + 3);
     }
@@ -150,28 +163,8 @@ private slots:
             for (auto [vec, run] : {std::pair{8, 4}, {8, 8}, {4, 8}, {4, 2}})
                 configs.push_back(staged_config(v, DataType::BF16, vec, run, 32));
         int entries = 0;
-        for (const KernelConfig& c : configs) {
-            auto request = jit::kernel_compile_request(c, "sm_90");
-            request.options.push_back("--ptxas-options=-v");
-            const auto result = jit::compile(request);
-            QVERIFY2(result.ok, qPrintable(QString::fromStdString(jit::log_head(result.log, 12))));
-            QVERIFY(request.source.find("staged_") != std::string::npos);
-            for (int f : k_direct_filters) {
-                const std::string entry = direct_filter_entry_name(f);
-                const std::regex used(
-                    "Function properties for " + entry +
-                    "\\n[^\\n]*?(\\d+) bytes stack frame, (\\d+) bytes spill stores"
-                    "[^\\n]*\\n[^\\n]*Used (\\d+) registers");
-                std::smatch m;
-                QVERIFY2(std::regex_search(result.log, m, used),
-                         qPrintable(QString::fromStdString(entry + " not in the ptxas report:\n" +
-                                                           jit::log_head(result.log, 40))));
-                qInfo("%s %s: %s registers, %s bytes spill stores", kernel_name(c).c_str(),
-                      entry.c_str(), m[3].str().c_str(), m[2].str().c_str());
-                QCOMPARE(m[2].str(), std::string("0"));
-                ++entries;
-            }
-        }
+        expect_no_spills(
+            configs, [](const KernelConfig&, int) { return true; }, entries);
         QCOMPARE(entries, 8 * 3);
     }
 
