@@ -504,13 +504,11 @@ private:
             cull(Rule::Direct, "tile_m " + std::to_string(c_.tile_m) + " must be pixel lanes x " +
                                    "tile_k x rows = " + std::to_string(threads / lanes) + " x " +
                                    std::to_string(c_.tile_k) + " x 1, 2 or 4");
-        // forward / bwd_data keep rows x tile_k x vector fp32 accumulators per thread (staged:
-        // tile_k x vector, one run of rows at a time; rows sets the tile height there).
-        const int sums = (c_.double_smem_buffer ? 1 : std::max(rows, 1)) * c_.tile_k * vec;
-        if (c_.variant != Variant::BwdWeight && sums > 64)
-            cull(Rule::Direct, (c_.double_smem_buffer
-                                    ? std::string("staged: tile_k ")
-                                    : "rows " + std::to_string(std::max(rows, 1)) + " x tile_k ") +
+        // forward / bwd_data keep rows x tile_k x vector fp32 accumulators per thread; a staged
+        // kernel one run of tile_k rows at a time (its rows set the tile height instead).
+        const int summed_rows = c_.double_smem_buffer ? 1 : std::max(rows, 1);
+        if (c_.variant != Variant::BwdWeight && summed_rows * c_.tile_k * vec > 64)
+            cull(Rule::Direct, std::to_string(summed_rows) + " row(s) x tile_k " +
                                    std::to_string(c_.tile_k) + " x vector " + std::to_string(vec) +
                                    " fp32 accumulators per thread exceed 64");
         if (c_.variant == Variant::BwdWeight) {
