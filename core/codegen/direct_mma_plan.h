@@ -22,11 +22,14 @@ int direct_mma_warp_tile_n(int c_per_group);
 // geometry, shared memory and grids below are of launched_problem(config, problem).
 
 // Per-problem block geometry; gconv_direct_mma.h's geometry() is the same formula.
+// A tile is TH x TW output pixels of one image (3D: of one output plane); its halo spans the
+// input planes, rows and columns its taps read.
 struct DirectMmaGeometry {
-    int64_t tile_w = 0, tile_h = 0;   // output columns and rows of a block tile
-    int64_t tiles_w = 0, tiles_h = 0; // tiles per image along W and H
-    int64_t halo_h = 0, halo_w = 0;   // input pixels the tile reads
-    int64_t taps = 0, reduction = 0;  // filter taps; tap * unit channels padded to 16
+    int64_t tile_w = 0, tile_h = 0;               // output columns and rows of a block tile
+    int64_t tiles_w = 0, tiles_h = 0;             // tiles per image plane along W and H
+    int64_t tiles = 0;                            // N x Do x tiles_h x tiles_w
+    int64_t halo_d = 0, halo_h = 0, halo_w = 0;   // input planes (1 in 2D), rows and columns
+    int64_t taps = 0, reduction = 0;              // filter taps; tap * unit channels padded to 16
 };
 DirectMmaGeometry direct_mma_geometry(const KernelConfig& config, const Problem& problem);
 // Tiles one block walks: 1 without double_smem_buffer; with it at least 2, more when the

@@ -26,6 +26,7 @@ std::string generate_direct_mma_source(const KernelConfig& c) {
     };
     field("kDType", static_cast<int>(c.dtype));
     field("kPipeline", static_cast<int>(c.pipeline));
+    field("kNdim", c.ndim_spatial);
     field("kTileM", c.tile_m);
     field("kTileN", c.tile_n);
     field("kCpg", c.tile_k);

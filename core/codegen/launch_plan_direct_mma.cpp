@@ -43,7 +43,9 @@ DirectMmaGeometry direct_mma_geometry(const KernelConfig& c, const Problem& prob
     g.tiles_h = ceil_div(p.Ho(), g.tile_h);
     g.halo_h = (g.tile_h - 1) * p.stride_h + (p.Y - 1) * p.dilation_h + 1;
     g.halo_w = (g.tile_w - 1) * p.stride_w + (p.X - 1) * p.dilation_w + 1;
-    g.taps = p.Y * p.X;
+    g.halo_d = (p.Z - 1) * p.dilation_d + 1;
+    g.tiles = p.N * p.Do() * g.tiles_h * g.tiles_w;
+    g.taps = p.Z * p.Y * p.X;
     g.reduction = ceil_div(g.taps * direct_mma_unit_channels(c), 16) * 16;
     return g;
 }
@@ -52,7 +54,7 @@ int64_t direct_mma_tiles_per_block(const KernelConfig& c, const Problem& problem
     if (!c.double_smem_buffer) return 1;
     const Problem p = launched_problem(c, problem);
     const DirectMmaGeometry g = direct_mma_geometry(c, problem);
-    const int64_t blocks = p.N * g.tiles_h * g.tiles_w * ceil_div(p.C, std::max(1, c.tile_n));
+    const int64_t blocks = g.tiles * ceil_div(p.C, std::max(1, c.tile_n));
     return std::max<int64_t>(2, ceil_div(blocks, k_direct_mma_target_blocks));
 }
 
@@ -78,14 +80,14 @@ std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
         // Halo and dOut rows (two of each with dsb), the offset tables, and afterwards, over
         // the same bytes, the block's fp32 slice of dW.
         const int64_t rows = ceil_div(g.tile_w * g.tile_h, 16) * 16;
-        const int64_t buffers =
-            (c.double_smem_buffer ? 2 : 1) * (g.halo_h * g.halo_w + rows) * pixel_stride(c) * elem;
+        const int64_t buffers = (c.double_smem_buffer ? 2 : 1) *
+                                (g.halo_d * g.halo_h * g.halo_w + rows) * pixel_stride(c) * elem;
         const int64_t tables = g.reduction / 8 * 4 + 2 * rows * 4;
         const int64_t slice = int64_t{c.tile_n} * g.taps * c.tile_k * 4;
         return static_cast<std::size_t>(std::max(buffers + tables, slice));
     }
-    const int64_t halo =
-        (c.double_smem_buffer ? 2 : 1) * g.halo_h * g.halo_w * pixel_stride(c) * elem;
+    const int64_t halo = (c.double_smem_buffer ? 2 : 1) * g.halo_d * g.halo_h * g.halo_w *
+                         pixel_stride(c) * elem;
     const int64_t filter = int64_t{c.tile_n} * (g.reduction + 8) * elem;
     // Offsets of the reduction's 8-channel halves, and two ints per padded tile pixel.
     const int64_t tile_pixels = g.tile_w * g.tile_h, frags = std::max(1, c.warp_tile_m / 16);
@@ -101,7 +103,7 @@ LaunchPlan plan_direct_mma(const KernelConfig& c, const Problem& problem, int wa
     const Problem p = launched_problem(c, problem);
     const DirectMmaGeometry g = direct_mma_geometry(c, problem);
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
-    const int64_t tiles = p.N * g.tiles_h * g.tiles_w;
+    const int64_t tiles = g.tiles;
     plan.grid_y = u32(ceil_div(p.C, std::max(1, c.tile_n)));
     if (c.variant == Variant::BwdWeight) {
         // split_k slices of the pixel reduction per channel run, each walking tiles in turn.
@@ -121,9 +123,9 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
     const std::vector<std::string> problem_errors = validate(p);
     if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
     if (c.layout != "nhwgc") r.fail("layout: only nhwgc exists (got '", c.layout, "')");
-    if (c.ndim_spatial != 2 || p.ndim_spatial != 2)
-        r.fail("ndim_spatial: direct_mma kernels are 2d (kernel ", c.ndim_spatial, "d, problem ",
-               p.ndim_spatial, "d)");
+    if (c.ndim_spatial != p.ndim_spatial)
+        r.fail("ndim_spatial: the kernel is built for ", c.ndim_spatial, "d problems, the problem is ",
+               p.ndim_spatial, "d");
     if (c.dtype == DataType::FP32) r.fail("data_type: direct_mma runs bf16 / fp16 mma.sync");
     if (warp_size != 32) r.fail("warp size: direct_mma is built for 32-lane warps only");
     if (r.failed) return {false, r.text.str()};

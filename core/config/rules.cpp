@@ -369,8 +369,6 @@ private:
         };
         const KernelConfig d;
         const bool weight = c_.variant == Variant::BwdWeight;
-        cull_if(c_.ndim_spatial != 2, "ndim_spatial " + std::to_string(c_.ndim_spatial) +
-                                          ": the halo tile is 2D (direct_mma is 2d only)");
         cull_if(c_.dtype == DataType::FP32,
                 "data_type fp32: direct_mma multiplies bf16 / fp16 with mma.sync m16n8k16");
         if (weight)

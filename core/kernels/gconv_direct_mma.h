@@ -20,7 +20,7 @@
 // whose filter is staged block-diagonally (zeros between different groups), so every ldmatrix
 // row is still 8 channels of one tap. The reduction index is tap * UC + channel of the unit,
 // padded to whole k16 steps; the padding reads tap 0 (in the receptive field) times zero weights.
-// Grid (codegen/launch_plan_direct_mma.cpp): x = tiles (N * ceil(Ho / TH) * ceil(Wo / TW)), or
+// Grid (codegen/launch_plan_direct_mma.cpp): x = tiles (N * Do * ceil(Ho / TH) * ceil(Wo / TW)), or
 // ceil(tiles / T) with kDoubleBuffer (T from the plan; the kernel strides by gridDim.x),
 // y = ceil(C / kTileN). Offsets are 32-bit (is_supported checks).
 #include "gconv_arch.h"
@@ -54,6 +54,7 @@ template <class Cfg> struct Shape {
     static constexpr int TM = Cfg::kTileM;
     static constexpr int THREADS = Cfg::kWarps * GCONV_WARP_SIZE;
     static constexpr bool IS_HALF = Cfg::kDType == 1;
+    static constexpr bool D3 = Cfg::kNdim == 3;
     static_assert(sizeof(T) == 2, "bf16 / fp16 only");
     static_assert(CPG == 1 || CPG == 2 || CPG == 4 || CPG % 8 == 0, "C/G: 1, 2, 4 or 8k");
     static_assert(CB % UC == 0 && CB >= UC, "tile_n must hold whole units");
@@ -63,7 +64,7 @@ template <class Cfg> struct Shape {
 // Per-problem geometry; codegen/launch_plan_direct_mma.cpp computes the same formulas.
 struct Geometry {
     int tw, th, tiles_w, tiles_h, tile_pixels, m_items;
-    int hh, hw;          // halo rows and columns
+    int hd, hh, hw;      // halo planes (1 in 2D), rows and columns
     int taps, kr, steps; // taps, reduction per unit padded to k16, k16 steps
     int wstride;         // elements per staged filter row (kr + 8)
 };
@@ -80,39 +81,93 @@ template <class S> GCONV_DEVICE Geometry geometry(const ConvParams& p) {
     g.m_items = ((g.tile_pixels + 15) / 16 + S::MF - 1) / S::MF;
     g.hh = (g.th - 1) * p.stride_h + (p.Y - 1) * p.dilation_h + 1;
     g.hw = (g.tw - 1) * p.stride_w + (p.X - 1) * p.dilation_w + 1;
-    g.taps = p.Y * p.X;
+    g.hd = S::D3 ? (p.Z - 1) * p.dilation_d + 1 : 1;
+    g.taps = (S::D3 ? p.Z : 1) * p.Y * p.X;
     g.kr = (g.taps * S::UC + 15) / 16 * 16;
     g.steps = g.kr / 16;
     g.wstride = g.kr + 8;
     return g;
 }
 
-// Copies the input halo of one tile into `halo`: row by row, each pixel's CB channels as VPP
-// 16-byte vectors, zeros outside the image and past the present channels.
+// Where tile `tile` lies: image, output plane (0 in 2D), first output row and column. Tiles run
+// column tiles fastest, then row tiles, planes, images.
+struct TileCoord {
+    int n, od, oh0, ow0;
+};
+template <class S> GCONV_DEVICE TileCoord tile_coord(const ConvParams& p, const Geometry& g, int tile) {
+    TileCoord t;
+    const int tw_i = tile % g.tiles_w;
+    tile /= g.tiles_w;
+    const int th_i = tile % g.tiles_h;
+    tile /= g.tiles_h;
+    if constexpr (S::D3) {
+        t.od = tile % p.Do;
+        t.n = tile / p.Do;
+    } else {
+        t.od = 0;
+        t.n = tile;
+    }
+    t.oh0 = th_i * g.th;
+    t.ow0 = tw_i * g.tw;
+    return t;
+}
+
+// Output pixel index of (row oh, column ow) of the tile's plane, NDHW order (Do = 1 in 2D).
+template <class S>
+GCONV_DEVICE int output_pixel(const ConvParams& p, const TileCoord& t, int oh, int ow) {
+    const int plane = S::D3 ? t.n * p.Do + t.od : t.n;
+    return (plane * p.Ho + oh) * p.Wo + ow;
+}
+
+// Byte offset into the halo of the reduction's 8-channel half h (tap * UC + channel c0):
+// taps run x fastest, then y, then z (GKZYXC); padding halves read tap 0.
+template <class S> GCONV_DEVICE int tap_offset(const ConvParams& p, const Geometry& g, int h) {
+    int tap = (h * 8) / S::UC, c0 = (h * 8) % S::UC;
+    if (tap >= g.taps) tap = 0, c0 = 0;
+    int tz = 0;
+    if constexpr (S::D3) {
+        tz = tap / (p.Y * p.X);
+        tap -= tz * p.Y * p.X;
+    }
+    const int ty = tap / p.X, tx = tap - ty * p.X;
+    return ((((tz * p.dilation_d) * g.hh + ty * p.dilation_h) * g.hw + tx * p.dilation_w) *
+                S::PSTRIDE +
+            c0) *
+           2;
+}
+
+// Copies the input halo of one tile into `halo`: plane by plane, row by row, each pixel's CB
+// channels as VPP 16-byte vectors, zeros outside the image and past the present channels.
 template <class S>
 GCONV_DEVICE void load_halo(const ConvParams& p, const Geometry& g, typename S::T* halo, int tile,
                             int ch0, int present) {
     typedef typename S::T T;
-    const int tw_i = tile % g.tiles_w;
-    tile /= g.tiles_w;
-    const int th_i = tile % g.tiles_h;
-    const int n = tile / g.tiles_h;
+    const TileCoord t = tile_coord<S>(p, g, tile);
     const T* in = static_cast<const T*>(p.in);
-    const int ih0 = th_i * g.th * p.stride_h - p.pad_h, iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
+    const int ih0 = t.oh0 * p.stride_h - p.pad_h, iw0 = t.ow0 * p.stride_w - p.pad_w;
+    const int id0 = t.od * p.stride_d - p.pad_d; // 0 in 2D
     const int tid = static_cast<int>(threadIdx.x);
-    for (int hy = 0; hy < g.hh; ++hy) {
-        const int ih = ih0 + hy;
-        const bool row_ok = static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi);
-        const T* src_row = in + (n * p.Hi + (row_ok ? ih : 0)) * p.Wi * p.C + ch0;
-        T* dst_row = halo + hy * g.hw * S::PSTRIDE;
-        for (int e = tid; e < g.hw * S::VPP; e += S::THREADS) {
-            const int hx = e / S::VPP, v = e - hx * S::VPP;
-            const int iw = iw0 + hx;
-            const bool ok = row_ok && static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) &&
-                            v * 8 < present;
-            arch::copy_async<16>(dst_row + hx * S::PSTRIDE + v * 8,
-                                 ok ? static_cast<const void*>(src_row + iw * p.C + v * 8) : p.in,
-                                 ok);
+    for (int hz = 0; hz < g.hd; ++hz) {
+        const int id = id0 + hz;
+        const bool plane_ok = !S::D3 || static_cast<unsigned>(id) < static_cast<unsigned>(p.Di);
+        const int plane = S::D3 ? t.n * p.Di + (plane_ok ? id : 0) : t.n;
+        for (int hy = 0; hy < g.hh; ++hy) {
+            const int ih = ih0 + hy;
+            const bool row_ok =
+                plane_ok && static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi);
+            const T* src_row = in + (plane * p.Hi + (row_ok ? ih : 0)) * p.Wi * p.C + ch0;
+            T* dst_row = halo + (hz * g.hh + hy) * g.hw * S::PSTRIDE;
+            for (int e = tid; e < g.hw * S::VPP; e += S::THREADS) {
+                const int hx = e / S::VPP, v = e - hx * S::VPP;
+                const int iw = iw0 + hx;
+                const bool ok = row_ok &&
+                                static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) &&
+                                v * 8 < present;
+                arch::copy_async<16>(dst_row + hx * S::PSTRIDE + v * 8,
+                                     ok ? static_cast<const void*>(src_row + iw * p.C + v * 8)
+                                        : p.in,
+                                     ok);
+            }
         }
     }
 }
@@ -163,12 +218,7 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename 
             for (int k = g.taps * 8 + lane; k < g.wstride; k += GCONV_WARP_SIZE) dst[k] = T{0};
         }
     }
-    for (int h = tid; h < g.kr / 8; h += S::THREADS) {
-        int tap = (h * 8) / S::UC, c0 = (h * 8) % S::UC;
-        if (tap >= g.taps) tap = 0, c0 = 0;
-        const int ty = tap / p.X, tx = tap - ty * p.X;
-        koff[h] = (((ty * p.dilation_h) * g.hw + tx * p.dilation_w) * S::PSTRIDE + c0) * 2;
-    }
+    for (int h = tid; h < g.kr / 8; h += S::THREADS) koff[h] = tap_offset<S>(p, g, h);
     const int rows = g.m_items * S::MF * 16;
     for (int r = warp; r * g.tw < rows; r += WARPS)
         for (int c = lane; c < g.tw; c += GCONV_WARP_SIZE) {
@@ -226,12 +276,9 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Geometry& g,
     typedef typename S::T T;
     const int lane = static_cast<int>(threadIdx.x) % GCONV_WARP_SIZE;
     const int warp = static_cast<int>(threadIdx.x) / GCONV_WARP_SIZE;
-    const int tw_i = tile % g.tiles_w;
-    tile /= g.tiles_w;
-    const int th_i = tile % g.tiles_h;
-    const int n = tile / g.tiles_h;
-    const int oh0 = th_i * g.th, ow0 = tw_i * g.tw;
-    const int base = (n * p.Ho + oh0) * p.Wo + ow0; // output pixel of tile row 0, column 0
+    const TileCoord t = tile_coord<S>(p, g, tile);
+    const int oh0 = t.oh0, ow0 = t.ow0;
+    const int base = output_pixel<S>(p, t, oh0, ow0); // output pixel of tile row 0, column 0
     T* out = static_cast<T*>(p.out);
     const u32 hbase = arch::shared_address(halo), wbase = arch::shared_address(ws);
     const int items = g.m_items * units;
@@ -320,8 +367,8 @@ template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
     const int ch0 = static_cast<int>(blockIdx.y) * S::CB;
     const int present = p.C - ch0 < S::CB ? p.C - ch0 : S::CB; // whole units (C % UC == 0)
     const int units = present / S::UC;
-    const int tiles = p.N * g.tiles_h * g.tiles_w;
-    const int halo_elems = g.hh * g.hw * S::PSTRIDE;
+    const int tiles = p.N * (S::D3 ? p.Do : 1) * g.tiles_h * g.tiles_w;
+    const int halo_elems = g.hd * g.hh * g.hw * S::PSTRIDE;
 
     T* halo0 = reinterpret_cast<T*>(gconv_dynamic_smem);
     T* halo1 = halo0 + (DSB ? halo_elems : 0);

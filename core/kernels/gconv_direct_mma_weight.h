@@ -1,10 +1,11 @@
 #pragma once
-// Tensor-core direct bwd_weight for small groups (pipeline `direct_mma`, variant bwd_weight, 2D,
-// NVIDIA): dW[k][tap][c] = sum over output pixels of dOut[pixel][k] * In[pixel + tap][c], per
+// Tensor-core direct bwd_weight for small groups (pipeline `direct_mma`, variant bwd_weight, 2D
+// and 3D, NVIDIA): dW[k][tap][c] = sum over output pixels of dOut[pixel][k] * In[pixel + tap][c], per
 // group, with the pixels as the MMA reduction. No im2col through global memory.
 //
 // Block: one channel run of kTileN channels (whole units, blockIdx.y) and a slice of the tiles of
-// the forward kernel's geometry (TH x TW output pixels of one image): tiles blockIdx.x,
+// the forward kernel's geometry (TH x TW output pixels of one image or output plane, the halo
+// over the planes the taps read): tiles blockIdx.x,
 // + gridDim.x, ... (gridDim.x = split_k, the slices of the pixel reduction). Per tile:
 //   1. cp.async copies the input halo of the tile (load_halo_flat) and the dOut
 //      rows of its pixels, kTileN channels each, zeros outside the image and on padding pixels
@@ -48,6 +49,7 @@ template <class Cfg> struct WeightShape {
     static constexpr int PIXEL_WARPS = Cfg::kPixelWarps; // warps over a tile's 16-pixel steps
     static constexpr int THREADS = PAIR_WARPS * PIXEL_WARPS * GCONV_WARP_SIZE;
     static constexpr bool IS_HALF = Cfg::kDType == 1;
+    static constexpr bool D3 = Cfg::kNdim == 3;
     static_assert(sizeof(T) == 2, "bf16 / fp16 only");
     static_assert(CPG == 1 || CPG == 2 || CPG == 4 || CPG % 8 == 0, "C/G: 1, 2, 4 or 8k");
     static_assert(CB % UC == 0 && CB >= UC, "tile_n must hold whole units");
@@ -60,52 +62,53 @@ template <class S>
 GCONV_DEVICE void load_dout(const ConvParams& p, const Geometry& g, typename S::T* dst,
                             const int* rc, int tile, int ch0, int present) {
     typedef typename S::T T;
-    const int tw_i = tile % g.tiles_w;
-    tile /= g.tiles_w;
-    const int th_i = tile % g.tiles_h;
-    const int n = tile / g.tiles_h;
-    const int oh0 = th_i * g.th, ow0 = tw_i * g.tw;
+    const TileCoord t = tile_coord<S>(p, g, tile);
     const T* dout = static_cast<const T*>(p.out) + ch0;
     const int rows = g.m_items * 16;
     for (int e = static_cast<int>(threadIdx.x); e < rows * S::VPP; e += S::THREADS) {
         const int ml = e / S::VPP, v = e - ml * S::VPP;
         const int packed = rc[ml];
-        const int oh = oh0 + (packed >> 16), ow = ow0 + (packed & 0xffff);
+        const int oh = t.oh0 + (packed >> 16), ow = t.ow0 + (packed & 0xffff);
         const bool ok = packed >= 0 && oh < p.Ho && ow < p.Wo && v * 8 < present;
-        const T* src = dout + ((n * p.Ho + oh) * p.Wo + ow) * p.K + v * 8;
+        const T* src = dout + output_pixel<S>(p, t, oh, ow) * p.K + v * 8;
         arch::copy_async<16>(dst + ml * S::PSTRIDE + v * 8,
                              ok ? static_cast<const void*>(src) : p.out, ok);
     }
 }
 
-// The input halo of one tile (gconv_direct_mma.h load_halo's copy as one flat loop over the
-// halo's 16-byte vectors: a block's threads outnumber a row's vectors on small images). A thread
-// steps its (row, vector in row) by the block's stride instead of dividing per vector: the
-// kernel is bound by instruction issue.
+// The input halo of one tile (gconv_direct_mma.h load_halo's copy as one flat loop over each
+// halo plane's 16-byte vectors: a block's threads outnumber a row's vectors on small images). A
+// thread steps its (row, vector in row) by the block's stride instead of dividing per vector:
+// the kernel is bound by instruction issue.
 template <class S>
 GCONV_DEVICE void load_halo_flat(const ConvParams& p, const Geometry& g, typename S::T* halo,
                                  int tile, int ch0, int present) {
     typedef typename S::T T;
-    const int tw_i = tile % g.tiles_w;
-    tile /= g.tiles_w;
-    const int th_i = tile % g.tiles_h;
-    const int n = tile / g.tiles_h;
-    const T* in = static_cast<const T*>(p.in) + n * p.Hi * p.Wi * p.C + ch0;
-    const int ih0 = th_i * g.th * p.stride_h - p.pad_h, iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
+    const TileCoord t = tile_coord<S>(p, g, tile);
+    const int ih0 = t.oh0 * p.stride_h - p.pad_h, iw0 = t.ow0 * p.stride_w - p.pad_w;
+    const int id0 = t.od * p.stride_d - p.pad_d; // 0 in 2D
     const int row_vectors = g.hw * S::VPP;
     const int tid = static_cast<int>(threadIdx.x);
     const int step_rows = S::THREADS / row_vectors, step_rem = S::THREADS - step_rows * row_vectors;
-    int hy = tid / row_vectors, rem = tid - hy * row_vectors;
-    for (; hy < g.hh; hy += step_rows, rem += step_rem) {
-        if (rem >= row_vectors) rem -= row_vectors, ++hy;
-        if (hy >= g.hh) break;
-        const int hx = rem / S::VPP, v = rem - hx * S::VPP;
-        const int ih = ih0 + hy, iw = iw0 + hx;
-        const bool ok = static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
-                        static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) && v * 8 < present;
-        arch::copy_async<16>(
-            halo + (hy * g.hw + hx) * S::PSTRIDE + v * 8,
-            ok ? static_cast<const void*>(in + (ih * p.Wi + iw) * p.C + v * 8) : p.in, ok);
+    for (int hz = 0; hz < g.hd; ++hz) {
+        const int id = id0 + hz;
+        const bool plane_ok = !S::D3 || static_cast<unsigned>(id) < static_cast<unsigned>(p.Di);
+        const int plane = S::D3 ? t.n * p.Di + (plane_ok ? id : 0) : t.n;
+        const T* in = static_cast<const T*>(p.in) + plane * p.Hi * p.Wi * p.C + ch0;
+        T* dst = halo + hz * g.hh * g.hw * S::PSTRIDE;
+        int hy = tid / row_vectors, rem = tid - hy * row_vectors;
+        for (; hy < g.hh; hy += step_rows, rem += step_rem) {
+            if (rem >= row_vectors) rem -= row_vectors, ++hy;
+            if (hy >= g.hh) break;
+            const int hx = rem / S::VPP, v = rem - hx * S::VPP;
+            const int ih = ih0 + hy, iw = iw0 + hx;
+            const bool ok = plane_ok && static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
+                            static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) &&
+                            v * 8 < present;
+            arch::copy_async<16>(
+                dst + (hy * g.hw + hx) * S::PSTRIDE + v * 8,
+                ok ? static_cast<const void*>(in + (ih * p.Wi + iw) * p.C + v * 8) : p.in, ok);
+        }
     }
 }
 
@@ -115,12 +118,7 @@ template <class S>
 GCONV_DEVICE void stage_weight_tables(const ConvParams& p, const Geometry& g, int* koff, int* pix,
                                       int* rc) {
     const int tid = static_cast<int>(threadIdx.x);
-    for (int h = tid; h < g.kr / 8; h += S::THREADS) {
-        int tap = (h * 8) / S::UC, c0 = (h * 8) % S::UC;
-        if (tap >= g.taps) tap = 0, c0 = 0;
-        const int ty = tap / p.X, tx = tap - ty * p.X;
-        koff[h] = (((ty * p.dilation_h) * g.hw + tx * p.dilation_w) * S::PSTRIDE + c0) * 2;
-    }
+    for (int h = tid; h < g.kr / 8; h += S::THREADS) koff[h] = tap_offset<S>(p, g, h);
     const int rows = g.m_items * 16;
     for (int ml = tid; ml < rows; ml += S::THREADS) {
         const int r = ml / g.tw, c = ml - r * g.tw;
@@ -140,9 +138,9 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
     const int present = p.C - ch0 < S::CB ? p.C - ch0 : S::CB; // whole units (C % UC == 0)
     const int frags = g.kr / 16;                               // m16 fragments per unit
     const int pairs = present / S::UC * frags;
-    const int tiles = p.N * g.tiles_h * g.tiles_w;
+    const int tiles = p.N * (S::D3 ? p.Do : 1) * g.tiles_h * g.tiles_w;
     const int rows = g.m_items * 16;
-    const int halo_elems = g.hh * g.hw * S::PSTRIDE, dout_elems = rows * S::PSTRIDE;
+    const int halo_elems = g.hd * g.hh * g.hw * S::PSTRIDE, dout_elems = rows * S::PSTRIDE;
 
     T* halo0 = reinterpret_cast<T*>(gconv_dynamic_smem);
     T* halo1 = halo0 + (DSB ? halo_elems : 0);
@@ -258,7 +256,7 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
     arch::async_wait<0>();
     arch::barrier();
 
-    // The block's dense slice [channel][tap][c] of GKYXC in shared memory (the host sizes the
+    // The block's dense slice [channel][tap][c] of GKZYXC in shared memory (the host sizes the
     // dynamic shared memory for it); the pixel warps of a pair add into it.
     float* slice = reinterpret_cast<float*>(gconv_dynamic_smem);
     const int slice_elems = present * g.taps * S::CPG;

@@ -54,6 +54,19 @@ Problem grouped(int64_t c, int64_t g, int64_t hw, int64_t f = 3, int64_t stride 
     return p;
 }
 
+// The same with d planes and a filter of f taps in depth too.
+Problem grouped3d(int64_t c, int64_t g, int64_t d, int64_t hw, int64_t f = 3) {
+    Problem p = grouped(c, g, hw, f);
+    p.ndim_spatial = 3;
+    p.Di = d, p.Z = f, p.pad_d = f / 2;
+    return p;
+}
+
+KernelConfig in3d(KernelConfig c) {
+    c.ndim_spatial = 3;
+    return c;
+}
+
 } // namespace
 
 class TestDirectMmaPlan : public QObject {
@@ -78,7 +91,6 @@ private slots:
         const std::vector<Case> cases = {
             {"split_k: forward has no split-K",
              [](KernelConfig& c) { c.split_k = 4, c.split_k_mode = SplitKMode::Atomic; }},
-            {"2d only", [](KernelConfig& c) { c.ndim_spatial = 3; }},
             {"fp32", [](KernelConfig& c) { c.dtype = DataType::FP32; }},
             {"wave_m", [](KernelConfig& c) { c.wave_m = 2, c.wave_n = 2; }},
             {"epilogue cshuffle", [](KernelConfig& c) { c.epilogue = Epilogue::CShuffle; }},
@@ -143,9 +155,16 @@ private slots:
         mult.K = 512;
         QVERIFY(reason(mma_base(8), mult).startsWith("K/G"));
         QVERIFY(reason(mma_base(4), grouped(36, 9, hw)).startsWith("C:")); // 36 % 8 != 0
-        Problem three = grouped(64, 8, hw);
-        three.ndim_spatial = 3;
-        QVERIFY(reason(mma_base(8), three).contains("2d"));
+        // A kernel is built for 2D or 3D problems, and names the mismatch.
+        KernelConfig k3 = in3d(mma_base(8));
+        k3.tile_n = 32; // a 3-plane halo of 64 channels is over 96 KiB on the larger images
+        const Problem three = grouped3d(64, 8, 4, hw);
+        QVERIFY(reason(mma_base(8), three).startsWith("ndim_spatial"));
+        QVERIFY(reason(k3, grouped(64, 8, hw)).startsWith("ndim_spatial"));
+        QVERIFY2(is_supported(k3, three).ok, is_supported(k3, three).reason.c_str());
+        QVERIFY(kernel_name(k3) != kernel_name(mma_base(8)));
+        QVERIFY(generate_kernel_source(k3).find("kNdim = 3;") != std::string::npos);
+        QVERIFY(generate_kernel_source(mma_base(8)).find("kNdim = 2;") != std::string::npos);
         // A 7x7 filter over a 1024-pixel tile of 64 channels needs far more than 96 KiB.
         KernelConfig big = mma_base(8);
         big.tile_m = 1024;
@@ -282,6 +301,101 @@ private slots:
         }
     }
 
+    // 3D: a tile is rows x columns of one output plane; its halo holds every input plane the
+    // taps read (Z planes for stride 1 and dilation 1), so the halo memory grows by that
+    // factor, and the grid walks N x Do planes of tiles. Every output pixel is in one tile, and
+    // every tap of it (plane, row, column) inside the halo.
+    void three_d_tiles_are_planes_with_a_deep_halo() {
+        auto* rng = QRandomGenerator::global();
+        for (int trial = 0; trial < 40; ++trial) {
+            KernelConfig k = in3d(mma_base(8));
+            k.tile_m = 16 + rng->bounded(120);
+            k.tile_n = 32;
+            k.double_smem_buffer = trial % 2 == 1;
+            const int64_t f = 1 + 2 * rng->bounded(2);
+            Problem p = grouped3d(8 * (4 + rng->bounded(20)), 0, 1 + rng->bounded(6),
+                                  f + rng->bounded(20), f);
+            p.G = p.C / 8;
+            p.N = 1 + rng->bounded(3);
+            p.stride_d = 1 + rng->bounded(2);
+            p.dilation_d = 1 + rng->bounded(2);
+            p.pad_d = rng->bounded(static_cast<int>((f - 1) * p.dilation_d + 1));
+            if (!validate(p).empty()) continue;
+            const SupportCheck s = is_supported(k, p);
+            if (!s.ok) {
+                QVERIFY2(QString::fromStdString(s.reason).contains("shared memory"),
+                         s.reason.c_str());
+                continue;
+            }
+            const DirectMmaGeometry g = direct_mma_geometry(k, p);
+            QCOMPARE(g.halo_d, (p.Z - 1) * p.dilation_d + 1);
+            QCOMPARE(g.taps, p.Z * p.Y * p.X);
+            QCOMPARE(g.tiles, p.N * p.Do() * g.tiles_h * g.tiles_w);
+            QCOMPARE(g.reduction, (g.taps * 8 + 15) / 16 * 16);
+            KernelConfig flat = mma_base(8);
+            flat.tile_m = k.tile_m, flat.tile_n = k.tile_n;
+            flat.double_smem_buffer = k.double_smem_buffer;
+            Problem plane = p; // one input plane of the same rows and columns, 2D
+            plane.ndim_spatial = 2, plane.Di = 1, plane.Z = 1, plane.pad_d = 0;
+            plane.stride_d = plane.dilation_d = 1;
+            const DirectMmaGeometry g2 = direct_mma_geometry(flat, plane);
+            QCOMPARE(g.halo_h, g2.halo_h);
+            QCOMPARE(g.halo_w, g2.halo_w);
+            const int64_t halo2 = (k.double_smem_buffer ? 2 : 1) * g.halo_h * g.halo_w * 40 * 2;
+            const int64_t filter_growth = int64_t{k.tile_n} * (g.reduction - g2.reduction) * 2;
+            const int64_t table_growth = (g.reduction - g2.reduction) / 8 * 4;
+            QCOMPARE(int64_t(direct_mma_shared_bytes(k, p) - direct_mma_shared_bytes(flat, plane)),
+                     (g.halo_d - 1) * halo2 + filter_growth + table_growth);
+            const LaunchPlan plan = plan_launch(k, p);
+            const int64_t per_block = direct_mma_tiles_per_block(k, p);
+            QCOMPARE(int64_t{plan.grid_x}, (g.tiles + per_block - 1) / per_block);
+            std::vector<int> hits(static_cast<std::size_t>(p.N * p.Do() * p.Ho() * p.Wo()), 0);
+            bool halo_ok = true;
+            for (int64_t b = 0; b < g.tiles; ++b) {
+                // The kernel's order: column tiles fastest, then row tiles, planes, images.
+                const int64_t tw = b % g.tiles_w, th = (b / g.tiles_w) % g.tiles_h;
+                const int64_t od = (b / (g.tiles_w * g.tiles_h)) % p.Do();
+                const int64_t n = b / (g.tiles_w * g.tiles_h * p.Do());
+                for (int64_t r = 0; r < g.tile_h; ++r)
+                    for (int64_t c = 0; c < g.tile_w; ++c) {
+                        const int64_t oh = th * g.tile_h + r, ow = tw * g.tile_w + c;
+                        if (oh >= p.Ho() || ow >= p.Wo()) continue;
+                        ++hits[static_cast<std::size_t>(((n * p.Do() + od) * p.Ho() + oh) *
+                                                            p.Wo() +
+                                                        ow)];
+                        const int64_t hz = (p.Z - 1) * p.dilation_d; // last tap's plane
+                        const int64_t hy = r * p.stride_h + (p.Y - 1) * p.dilation_h;
+                        const int64_t hx = c * p.stride_w + (p.X - 1) * p.dilation_w;
+                        halo_ok = halo_ok && hz < g.halo_d && hy < g.halo_h && hx < g.halo_w;
+                    }
+            }
+            QVERIFY(halo_ok);
+            QVERIFY2(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; }),
+                     qPrintable(QString::fromStdString(p.key())));
+        }
+        // bwd_data (stride 1) in 3D is the forward kernel of its 3D view, and bwd_weight's
+        // block holds the deep halo and the dOut rows.
+        KernelConfig bwd = in3d(mma_base(8));
+        bwd.variant = Variant::BwdData, bwd.tile_n = 32;
+        const Problem p = grouped3d(256, 32, 8, 28);
+        QVERIFY2(is_supported(bwd, p).ok, is_supported(bwd, p).reason.c_str());
+        KernelConfig fwd = bwd;
+        fwd.variant = Variant::Forward;
+        QCOMPARE(plan_launch(bwd, p).grid_x, plan_launch(fwd, forward_view(p)).grid_x);
+        QCOMPARE(plan_sequence(bwd, p).steps.size(), std::size_t{2});
+        KernelConfig w = in3d(weight_base(8));
+        w.tile_m = 56; // two rows: 112 pixels' deep halo, twice, is over 96 KiB
+        QVERIFY2(rules_of(w).empty(), qPrintable(joined(rules_of(w))));
+        QVERIFY2(is_supported(w, p).ok, is_supported(w, p).reason.c_str());
+        const DirectMmaGeometry gw = direct_mma_geometry(w, p);
+        const int64_t rows = (gw.tile_w * gw.tile_h + 15) / 16 * 16;
+        const int64_t buffers = 2 * (3 * gw.halo_h * gw.halo_w + rows) * 40 * 2;
+        QCOMPARE(int64_t(direct_mma_shared_bytes(w, p)),
+                 std::max<int64_t>(buffers + gw.reduction / 8 * 4 + 2 * rows * 4,
+                                   32 * 27 * 8 * 4));
+        QCOMPARE(gw.reduction, int64_t{(27 * 8 + 15) / 16 * 16});
+    }
+
     void bwd_weight_rules_read_waves_pairs_and_split() {
         QVERIFY2(rules_of(weight_base(8)).empty(), qPrintable(joined(rules_of(weight_base(8)))));
         for (int cpg : {1, 2, 4, 16, 24, 32}) {
@@ -305,7 +419,6 @@ private slots:
             {"warp_tile_m 192",
              [](KernelConfig& c) { c.tile_k = 32, c.warp_tile_n = 32, c.warp_tile_m = 192; }},
             {"warp_tile_m 40", [](KernelConfig& c) { c.warp_tile_m = 40; }},
-            {"2d only", [](KernelConfig& c) { c.ndim_spatial = 3; }},
         };
         for (const auto& k : cases) {
             KernelConfig c = weight_base(8);
@@ -391,14 +504,15 @@ private slots:
 
     void shipped_pool_runs_every_small_group_baseline_shape() {
         for (const char* dir : {"forward", "bwd_data", "bwd_weight"})
-            shipped_pool_runs_small_group_shapes(dir);
+            for (const char* dims : {"2d", "3d"}) shipped_pool_runs_small_group_shapes(dir, dims);
     }
 
 private:
-    void shipped_pool_runs_small_group_shapes(const QString& dir) {
+    void shipped_pool_runs_small_group_shapes(const QString& dir, const QString& dims) {
         const auto& specs = default_arch_specs();
-        const QString config = dir == "forward" ? "configs/forward_bf16_direct_mma.json"
-                                                : "configs/" + dir + "_direct_mma.json";
+        const QString infix = dims == "3d" ? "_3d" : "";
+        const QString config = dir == "forward" ? "configs/forward_bf16" + infix + "_direct_mma.json"
+                                                : "configs/" + dir + infix + "_direct_mma.json";
         const auto traits = load_trait_config(test::source_path(config).toStdString());
         const auto pool = enumerate_pool(traits, specs.get("sm_90"), specs);
         QVERIFY2(pool.culled.empty(),
@@ -406,20 +520,27 @@ private:
         // bwd_weight's pool also spans five split_k values.
         QVERIFY(pool.kernels.size() >= 20 &&
                 pool.kernels.size() <= (dir == "bwd_weight" ? 700 : 300));
-        for (const auto& k : pool.kernels) QVERIFY(is_direct_mma(k));
+        for (const auto& k : pool.kernels)
+            QVERIFY(is_direct_mma(k) && k.ndim_spatial == (dims == "3d" ? 3 : 2));
         QVERIFY(enumerate_pool(traits, specs.get("gfx90a"), specs).kernels.empty());
         const auto set = load_problem_set(
-            test::source_path("bench/baselines/baseline_" + dir + "_2d.json").toStdString());
+            test::source_path("bench/baselines/baseline_" + dir + "_" + dims + ".json")
+                .toStdString());
+        // The 3D bwd_weight pool stops at C/G 24: a C/G 32 block's dW slice of a 3x3x3 filter
+        // is over the shared-memory cap.
+        const int64_t widest = dims == "3d" && dir == "bwd_weight" ? 24 : 32;
         int small = 0;
         for (const auto& p : set.problems) {
-            if (p.c_per_group() > 32 || p.k_per_group() != p.c_per_group()) continue;
+            if (p.c_per_group() < 4 || p.c_per_group() > widest ||
+                p.k_per_group() != p.c_per_group())
+                continue;
             if (dir == "bwd_data" && p.stride_h > 1) continue; // bwd_data: stride 1 only
             ++small;
             int supported = 0;
             for (const auto& k : pool.kernels) supported += is_supported(k, p).ok ? 1 : 0;
             QVERIFY2(supported >= 4, qPrintable(QString::fromStdString(p.key())));
         }
-        QVERIFY(small >= 5);
+        QVERIFY(small >= (dims == "3d" ? 1 : 5));
     }
 };
 

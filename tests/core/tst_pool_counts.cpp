@@ -1,7 +1,7 @@
 // The pool of every shipped config on every architecture: hundreds of kernels on sm_90 and
 // gfx950 (at most about a hundred for the direct pipeline's *_direct.json and
 // *_direct_staged.json; the NVIDIA-only
-// *_direct_mma.json none on AMD), and exactly the counts the README's table states.
+// *_direct_mma.json (2D and 3D) none on AMD), and exactly the counts the README's table states.
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/trait_config.h"
