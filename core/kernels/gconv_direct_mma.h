@@ -94,7 +94,8 @@ template <class S> GCONV_DEVICE Geometry geometry(const ConvParams& p) {
 struct TileCoord {
     int n, od, oh0, ow0;
 };
-template <class S> GCONV_DEVICE TileCoord tile_coord(const ConvParams& p, const Geometry& g, int tile) {
+template <class S>
+GCONV_DEVICE TileCoord tile_coord(const ConvParams& p, const Geometry& g, int tile) {
     TileCoord t;
     const int tw_i = tile % g.tiles_w;
     tile /= g.tiles_w;
@@ -136,39 +137,46 @@ template <class S> GCONV_DEVICE int tap_offset(const ConvParams& p, const Geomet
            2;
 }
 
-// Copies the input halo of one tile into `halo`: plane by plane, row by row, each pixel's CB
-// channels as VPP 16-byte vectors, zeros outside the image and past the present channels.
+// Calls f(row, v) for the 16-byte vectors v < per_row of `rows` rows, the block's threads
+// taking them in turn: a thread steps its (row, v) by the block's stride instead of dividing
+// per vector (these kernels are bound by instruction issue where a tile's MMAs are few).
+template <int THREADS, class F> GCONV_DEVICE void for_each_vector(int rows, int per_row, F&& f) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const int step_rows = THREADS / per_row, step_rem = THREADS - step_rows * per_row;
+    int row = tid / per_row, v = tid - row * per_row;
+    for (; row < rows; row += step_rows, v += step_rem) {
+        if (v >= per_row) v -= per_row, ++row;
+        if (row >= rows) break;
+        f(row, v);
+    }
+}
+
+// Copies the input halo of one tile into `halo`: plane by plane, each pixel's CB channels as
+// VPP 16-byte vectors, zeros outside the image and past the present channels.
 template <class S>
 GCONV_DEVICE void load_halo(const ConvParams& p, const Geometry& g, typename S::T* halo, int tile,
                             int ch0, int present) {
     typedef typename S::T T;
     const TileCoord t = tile_coord<S>(p, g, tile);
-    const T* in = static_cast<const T*>(p.in);
     const int ih0 = t.oh0 * p.stride_h - p.pad_h, iw0 = t.ow0 * p.stride_w - p.pad_w;
     const int id0 = t.od * p.stride_d - p.pad_d; // 0 in 2D
-    const int tid = static_cast<int>(threadIdx.x);
     for (int hz = 0; hz < g.hd; ++hz) {
         const int id = id0 + hz;
         const bool plane_ok = !S::D3 || static_cast<unsigned>(id) < static_cast<unsigned>(p.Di);
         const int plane = S::D3 ? t.n * p.Di + (plane_ok ? id : 0) : t.n;
-        for (int hy = 0; hy < g.hh; ++hy) {
-            const int ih = ih0 + hy;
-            const bool row_ok =
-                plane_ok && static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi);
-            const T* src_row = in + (plane * p.Hi + (row_ok ? ih : 0)) * p.Wi * p.C + ch0;
-            T* dst_row = halo + (hz * g.hh + hy) * g.hw * S::PSTRIDE;
-            for (int e = tid; e < g.hw * S::VPP; e += S::THREADS) {
-                const int hx = e / S::VPP, v = e - hx * S::VPP;
-                const int iw = iw0 + hx;
-                const bool ok = row_ok &&
-                                static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) &&
-                                v * 8 < present;
-                arch::copy_async<16>(dst_row + hx * S::PSTRIDE + v * 8,
-                                     ok ? static_cast<const void*>(src_row + iw * p.C + v * 8)
-                                        : p.in,
-                                     ok);
-            }
-        }
+        const T* in = static_cast<const T*>(p.in) + plane * p.Hi * p.Wi * p.C + ch0;
+        T* dst = halo + hz * g.hh * g.hw * S::PSTRIDE;
+        for_each_vector<S::THREADS>(g.hh, g.hw * S::VPP, [&](int hy, int rem) {
+            const int hx = static_cast<int>(static_cast<unsigned>(rem) / S::VPP);
+            const int v = rem - hx * S::VPP;
+            const int ih = ih0 + hy, iw = iw0 + hx;
+            const bool ok = plane_ok && static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
+                            static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) &&
+                            v * 8 < present;
+            arch::copy_async<16>(
+                dst + (hy * g.hw + hx) * S::PSTRIDE + v * 8,
+                ok ? static_cast<const void*>(in + (ih * p.Wi + iw) * p.C + v * 8) : p.in, ok);
+        });
     }
 }
 
@@ -185,19 +193,26 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename 
     constexpr int WARPS = S::THREADS / GCONV_WARP_SIZE;
     const T* w = static_cast<const T*>(p.wei);
     const int krr = g.taps * S::CPG; // one output channel's filter in GKYXC
-    for (int row = warp; row < S::CB; row += WARPS) {
-        T* dst = ws + row * g.wstride;
-        const T* src = w + (ch0 + row) * krr;
-        const bool ok = row < present;
-        if constexpr (S::CPG % 8 == 0) {
-            for (int v = lane; v < krr / 8; v += GCONV_WARP_SIZE)
-                arch::copy_async<16>(dst + v * 8,
-                                     ok ? static_cast<const void*>(src + v * 8) : p.wei, ok);
-            for (int k = krr + lane; k < g.wstride; k += GCONV_WARP_SIZE) dst[k] = T{0};
-        } else {
-            // Block-diagonal unit filter: row r (group (r % 8) / CPG of the unit) against
-            // column tap * 8 + c' is the filter value only when c' belongs to the same group.
-            // One CPG-wide load per (row, tap) and one 16-byte store of its 8 columns.
+    if constexpr (S::CPG % 8 == 0) {
+        // Whole rows of 16-byte vectors: the filter's, then zeros up to the row stride.
+        for_each_vector<S::THREADS>(S::CB, g.wstride / 8, [&](int row, int v) {
+            T* dst = ws + row * g.wstride + v * 8;
+            if (v < krr / 8) {
+                const bool ok = row < present;
+                arch::copy_async<16>(
+                    dst, ok ? static_cast<const void*>(w + (ch0 + row) * krr + v * 8) : p.wei, ok);
+            } else {
+                *reinterpret_cast<Raw<16>*>(dst) = Raw<16>::zero();
+            }
+        });
+    } else {
+        // Block-diagonal unit filter: row r (group (r % 8) / CPG of the unit) against column
+        // tap * 8 + c' is the filter value only when c' belongs to the same group. One
+        // CPG-wide load per (row, tap) and one 16-byte store of its 8 columns.
+        for (int row = warp; row < S::CB; row += WARPS) {
+            T* dst = ws + row * g.wstride;
+            const T* src = w + (ch0 + row) * krr;
+            const bool ok = row < present;
             const int rg = (row % 8) / S::CPG;
             for (int tap = lane; tap < g.taps; tap += GCONV_WARP_SIZE) {
                 Raw<16> v = Raw<16>::zero();

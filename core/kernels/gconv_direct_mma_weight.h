@@ -1,13 +1,13 @@
 #pragma once
 // Tensor-core direct bwd_weight for small groups (pipeline `direct_mma`, variant bwd_weight, 2D
-// and 3D, NVIDIA): dW[k][tap][c] = sum over output pixels of dOut[pixel][k] * In[pixel + tap][c], per
-// group, with the pixels as the MMA reduction. No im2col through global memory.
+// and 3D, NVIDIA): dW[k][tap][c] = sum over output pixels of dOut[pixel][k] * In[pixel + tap][c],
+// per group, with the pixels as the MMA reduction. No im2col through global memory.
 //
 // Block: one channel run of kTileN channels (whole units, blockIdx.y) and a slice of the tiles of
 // the forward kernel's geometry (TH x TW output pixels of one image or output plane, the halo
 // over the planes the taps read): tiles blockIdx.x,
 // + gridDim.x, ... (gridDim.x = split_k, the slices of the pixel reduction). Per tile:
-//   1. cp.async copies the input halo of the tile (load_halo_flat) and the dOut
+//   1. cp.async copies the input halo of the tile (load_halo) and the dOut
 //      rows of its pixels, kTileN channels each, zeros outside the image and on padding pixels
 //      (tile pixels rounded up to 16); two buffers of each with double_smem_buffer.
 //   2. Warps are wave_m pair warps x wave_n pixel warps. A pair warp owns kWarpTileM / 16
@@ -73,42 +73,6 @@ GCONV_DEVICE void load_dout(const ConvParams& p, const Geometry& g, typename S::
         const T* src = dout + output_pixel<S>(p, t, oh, ow) * p.K + v * 8;
         arch::copy_async<16>(dst + ml * S::PSTRIDE + v * 8,
                              ok ? static_cast<const void*>(src) : p.out, ok);
-    }
-}
-
-// The input halo of one tile (gconv_direct_mma.h load_halo's copy as one flat loop over each
-// halo plane's 16-byte vectors: a block's threads outnumber a row's vectors on small images). A
-// thread steps its (row, vector in row) by the block's stride instead of dividing per vector:
-// the kernel is bound by instruction issue.
-template <class S>
-GCONV_DEVICE void load_halo_flat(const ConvParams& p, const Geometry& g, typename S::T* halo,
-                                 int tile, int ch0, int present) {
-    typedef typename S::T T;
-    const TileCoord t = tile_coord<S>(p, g, tile);
-    const int ih0 = t.oh0 * p.stride_h - p.pad_h, iw0 = t.ow0 * p.stride_w - p.pad_w;
-    const int id0 = t.od * p.stride_d - p.pad_d; // 0 in 2D
-    const int row_vectors = g.hw * S::VPP;
-    const int tid = static_cast<int>(threadIdx.x);
-    const int step_rows = S::THREADS / row_vectors, step_rem = S::THREADS - step_rows * row_vectors;
-    for (int hz = 0; hz < g.hd; ++hz) {
-        const int id = id0 + hz;
-        const bool plane_ok = !S::D3 || static_cast<unsigned>(id) < static_cast<unsigned>(p.Di);
-        const int plane = S::D3 ? t.n * p.Di + (plane_ok ? id : 0) : t.n;
-        const T* in = static_cast<const T*>(p.in) + plane * p.Hi * p.Wi * p.C + ch0;
-        T* dst = halo + hz * g.hh * g.hw * S::PSTRIDE;
-        int hy = tid / row_vectors, rem = tid - hy * row_vectors;
-        for (; hy < g.hh; hy += step_rows, rem += step_rem) {
-            if (rem >= row_vectors) rem -= row_vectors, ++hy;
-            if (hy >= g.hh) break;
-            const int hx = rem / S::VPP, v = rem - hx * S::VPP;
-            const int ih = ih0 + hy, iw = iw0 + hx;
-            const bool ok = plane_ok && static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
-                            static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) &&
-                            v * 8 < present;
-            arch::copy_async<16>(
-                dst + (hy * g.hw + hx) * S::PSTRIDE + v * 8,
-                ok ? static_cast<const void*>(in + (ih * p.Wi + iw) * p.C + v * 8) : p.in, ok);
-        }
     }
 }
 
@@ -217,7 +181,7 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
     int tile = static_cast<int>(blockIdx.x);
     const int stride = static_cast<int>(gridDim.x);
     if (tile < tiles) {
-        load_halo_flat<S>(p, g, halo0, tile, ch0, present);
+        load_halo<S>(p, g, halo0, tile, ch0, present);
         load_dout<S>(p, g, dout0, rc, tile, ch0, present);
     }
     arch::async_commit();
@@ -225,7 +189,7 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
         const bool second = DSB && (t & 1);
         if constexpr (DSB) {
             if (tile + stride < tiles) {
-                load_halo_flat<S>(p, g, second ? halo0 : halo1, tile + stride, ch0, present);
+                load_halo<S>(p, g, second ? halo0 : halo1, tile + stride, ch0, present);
                 load_dout<S>(p, g, second ? dout0 : dout1, rc, tile + stride, ch0, present);
             }
             arch::async_commit();
@@ -247,7 +211,7 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
         arch::barrier(); // every warp is done with this tile's buffers before a copy reuses them
         if constexpr (!DSB) {
             if (tile + stride < tiles) {
-                load_halo_flat<S>(p, g, halo0, tile + stride, ch0, present);
+                load_halo<S>(p, g, halo0, tile + stride, ch0, present);
                 load_dout<S>(p, g, dout0, rc, tile + stride, ch0, present);
             }
             arch::async_commit();
