@@ -32,9 +32,13 @@ struct DirectMmaGeometry {
     int64_t taps = 0, reduction = 0;              // filter taps; tap * unit channels padded to 16
 };
 DirectMmaGeometry direct_mma_geometry(const KernelConfig& config, const Problem& problem);
-// Tiles one block walks: 1 without double_smem_buffer; with it at least 2, more when the
-// problem has more than k_direct_mma_target_blocks tiles (times channel runs), so that the
-// grid stays near a few resident blocks per SM and each block overlaps copies with MMAs.
+// 3D forward / bwd_data with double_smem_buffer: a block walks the output planes of one
+// (image, row tile, column tile) column, its input planes in a ring of halo_d + stride_d.
+bool direct_mma_walks_planes(const KernelConfig& config);
+// Tiles one block walks: 1 without double_smem_buffer; Do for the plane walk; else at least 2,
+// more when the problem has more than k_direct_mma_target_blocks tiles (times channel runs), so
+// that the grid stays near a few resident blocks per SM and each block overlaps copies with
+// MMAs.
 inline constexpr int64_t k_direct_mma_target_blocks = 1024;
 int64_t direct_mma_tiles_per_block(const KernelConfig& config, const Problem& problem);
 // bwd_weight: a block's wave_m pair warps own wave_m x warp_tile_m / 16 pairs (unit, m16
@@ -50,6 +54,7 @@ int64_t direct_mma_weight_chunks(const KernelConfig& config, const Problem& prob
 // * halo_w pixels of tile_n + pad channels; two buffers with double_smem_buffer) + filter (tile_n
 // rows of reduction + 8) + the reduction's offset table (reduction / 8 ints) + two ints (halo
 // offset, row and column) per tile pixel, the pixels padded to whole items of warp_tile_m rows.
+// The plane walk holds halo_d + stride_d planes and two more reduction tables.
 std::size_t direct_mma_shared_bytes(const KernelConfig& config, const Problem& problem);
 // Largest dynamic shared memory a direct_mma block may take: the sm_89 opt-in (99 KiB) rounded
 // down, so that two blocks fit on every NVIDIA target this project builds for.

@@ -50,9 +50,14 @@ DirectMmaGeometry direct_mma_geometry(const KernelConfig& c, const Problem& prob
     return g;
 }
 
+bool direct_mma_walks_planes(const KernelConfig& c) {
+    return c.double_smem_buffer && c.ndim_spatial == 3 && c.variant != Variant::BwdWeight;
+}
+
 int64_t direct_mma_tiles_per_block(const KernelConfig& c, const Problem& problem) {
     if (!c.double_smem_buffer) return 1;
     const Problem p = launched_problem(c, problem);
+    if (direct_mma_walks_planes(c)) return p.Do();
     const DirectMmaGeometry g = direct_mma_geometry(c, problem);
     const int64_t blocks = g.tiles * ceil_div(p.C, std::max(1, c.tile_n));
     return std::max<int64_t>(2, ceil_div(blocks, k_direct_mma_target_blocks));
@@ -86,13 +91,17 @@ std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
         const int64_t slice = int64_t{c.tile_n} * g.taps * c.tile_k * 4;
         return static_cast<std::size_t>(std::max(buffers + tables, slice));
     }
-    const int64_t halo = (c.double_smem_buffer ? 2 : 1) * g.halo_d * g.halo_h * g.halo_w *
-                         pixel_stride(c) * elem;
+    // The plane walk's ring holds halo_d + stride_d planes; otherwise one or two halos.
+    const bool ring = direct_mma_walks_planes(c);
+    const int64_t planes = ring ? g.halo_d + launched_problem(c, p).stride_d
+                                : (c.double_smem_buffer ? 2 : 1) * g.halo_d;
+    const int64_t halo = planes * g.halo_h * g.halo_w * pixel_stride(c) * elem;
     const int64_t filter = int64_t{c.tile_n} * (g.reduction + 8) * elem;
-    // Offsets of the reduction's 8-channel halves, and two ints per padded tile pixel.
+    // Offsets of the reduction's 8-channel halves (the ring: also their in-plane parts and tap
+    // planes), and two ints per padded tile pixel.
     const int64_t tile_pixels = g.tile_w * g.tile_h, frags = std::max(1, c.warp_tile_m / 16);
     const int64_t rows = ceil_div(ceil_div(tile_pixels, 16), frags) * frags * 16;
-    const int64_t table = g.reduction / 8 * 4 + 2 * rows * 4;
+    const int64_t table = (ring ? 3 : 1) * g.reduction / 8 * 4 + 2 * rows * 4;
     return static_cast<std::size_t>(halo + filter + table);
 }
 

@@ -151,33 +151,38 @@ template <int THREADS, class F> GCONV_DEVICE void for_each_vector(int rows, int 
     }
 }
 
-// Copies the input halo of one tile into `halo`: plane by plane, each pixel's CB channels as
-// VPP 16-byte vectors, zeros outside the image and past the present channels.
+// Copies input plane `id` of image n (0 in 2D; zeros when it lies outside the image) into one
+// halo plane `dst`: rows ih0 ..., columns iw0 ..., each pixel's CB channels as VPP 16-byte
+// vectors, zeros outside the image and past the present channels.
+template <class S>
+GCONV_DEVICE void load_plane(const ConvParams& p, const Geometry& g, typename S::T* dst, int n,
+                             int id, int ih0, int iw0, int ch0, int present) {
+    typedef typename S::T T;
+    const bool plane_ok = !S::D3 || static_cast<unsigned>(id) < static_cast<unsigned>(p.Di);
+    const int plane = S::D3 ? n * p.Di + (plane_ok ? id : 0) : n;
+    const T* in = static_cast<const T*>(p.in) + plane * p.Hi * p.Wi * p.C + ch0;
+    for_each_vector<S::THREADS>(g.hh, g.hw * S::VPP, [&](int hy, int rem) {
+        const int hx = static_cast<int>(static_cast<unsigned>(rem) / S::VPP);
+        const int v = rem - hx * S::VPP;
+        const int ih = ih0 + hy, iw = iw0 + hx;
+        const bool ok = plane_ok && static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
+                        static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) && v * 8 < present;
+        arch::copy_async<16>(
+            dst + (hy * g.hw + hx) * S::PSTRIDE + v * 8,
+            ok ? static_cast<const void*>(in + (ih * p.Wi + iw) * p.C + v * 8) : p.in, ok);
+    });
+}
+
+// Copies the input halo of one tile into `halo`, plane by plane.
 template <class S>
 GCONV_DEVICE void load_halo(const ConvParams& p, const Geometry& g, typename S::T* halo, int tile,
                             int ch0, int present) {
-    typedef typename S::T T;
     const TileCoord t = tile_coord<S>(p, g, tile);
     const int ih0 = t.oh0 * p.stride_h - p.pad_h, iw0 = t.ow0 * p.stride_w - p.pad_w;
     const int id0 = t.od * p.stride_d - p.pad_d; // 0 in 2D
-    for (int hz = 0; hz < g.hd; ++hz) {
-        const int id = id0 + hz;
-        const bool plane_ok = !S::D3 || static_cast<unsigned>(id) < static_cast<unsigned>(p.Di);
-        const int plane = S::D3 ? t.n * p.Di + (plane_ok ? id : 0) : t.n;
-        const T* in = static_cast<const T*>(p.in) + plane * p.Hi * p.Wi * p.C + ch0;
-        T* dst = halo + hz * g.hh * g.hw * S::PSTRIDE;
-        for_each_vector<S::THREADS>(g.hh, g.hw * S::VPP, [&](int hy, int rem) {
-            const int hx = static_cast<int>(static_cast<unsigned>(rem) / S::VPP);
-            const int v = rem - hx * S::VPP;
-            const int ih = ih0 + hy, iw = iw0 + hx;
-            const bool ok = plane_ok && static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
-                            static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) &&
-                            v * 8 < present;
-            arch::copy_async<16>(
-                dst + (hy * g.hw + hx) * S::PSTRIDE + v * 8,
-                ok ? static_cast<const void*>(in + (ih * p.Wi + iw) * p.C + v * 8) : p.in, ok);
-        });
-    }
+    for (int hz = 0; hz < g.hd; ++hz)
+        load_plane<S>(p, g, halo + hz * g.hh * g.hw * S::PSTRIDE, t.n, id0 + hz, ih0, iw0, ch0,
+                      present);
 }
 
 // Filter rows of the block's output channels, [row][tap * UC + channel of the unit]; the halo
@@ -417,8 +422,78 @@ template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
     }
 }
 
+// 3D with double_smem_buffer: a block owns one column of tiles (image, row tile, column tile)
+// and walks its output planes in order. Input planes live in a ring of halo_d + stride_d halo
+// planes (plane id in slot (id + pad_d) % ring), so each step copies only the stride_d planes
+// the next output plane adds, under the MMAs of this one, and each input plane crosses L2 -> SM
+// once per column instead of once per tap plane. The filter and tables are staged once per block;
+// the reduction's halo offsets are rebuilt per plane from their in-plane part and tap plane.
+template <class Cfg> GCONV_DEVICE void run_planes(const ConvParams& p) {
+    typedef Shape<Cfg> S;
+    typedef typename S::T T;
+    const Geometry g = geometry<S>(p);
+    const int ch0 = static_cast<int>(blockIdx.y) * S::CB;
+    const int present = p.C - ch0 < S::CB ? p.C - ch0 : S::CB;
+    const int units = present / S::UC;
+    const int thw = g.tiles_h * g.tiles_w, columns = p.N * thw;
+    const int ring = g.hd + p.stride_d;
+    const int plane_elems = g.hh * g.hw * S::PSTRIDE;
+    const int rows = g.m_items * S::MF * 16, halves = g.kr / 8;
+
+    T* halo = reinterpret_cast<T*>(gconv_dynamic_smem);
+    T* ws = halo + ring * plane_elems;
+    int* koff = reinterpret_cast<int*>(ws + S::CB * g.wstride);
+    int* pix = koff + halves;
+    int* rc = pix + rows;
+    int* kin = rc + rows;   // in-plane byte offset of each reduction half
+    int* kz = kin + halves; // its tap's plane in the halo (tz * dilation_d)
+    const int tid = static_cast<int>(threadIdx.x);
+
+    stage_tables<S>(p, g, ws, koff, pix, rc, ch0, present);
+    for (int h = tid; h < halves; h += S::THREADS) {
+        const int full = tap_offset<S>(p, g, h);
+        const int plane_bytes = plane_elems * 2;
+        kz[h] = full / plane_bytes;
+        kin[h] = full - kz[h] * plane_bytes;
+    }
+    for (int col = static_cast<int>(blockIdx.x); col < columns;
+         col += static_cast<int>(gridDim.x)) {
+        const int n = col / thw, rest = col - n * thw;
+        const int th_i = rest / g.tiles_w, tw_i = rest - th_i * g.tiles_w;
+        const int ih0 = th_i * g.th * p.stride_h - p.pad_h;
+        const int iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
+        auto load = [&](int key) { // input plane key - pad_d into its slot
+            load_plane<S>(p, g, halo + (key % ring) * plane_elems, n, key - p.pad_d, ih0, iw0, ch0,
+                          present);
+        };
+        for (int key = 0; key < g.hd; ++key) load(key);
+        arch::async_commit();
+        for (int od = 0; od < p.Do; ++od) {
+            const int k0 = od * p.stride_d;
+            if (od + 1 < p.Do) {
+                // The keys of plane od + 1 not held yet: [k0 + stride_d, + halo_d) minus
+                // [k0, k0 + halo_d); the ring holds both ranges at once.
+                const int next = k0 + p.stride_d;
+                for (int key = next > k0 + g.hd ? next : k0 + g.hd; key < next + g.hd; ++key)
+                    load(key);
+            }
+            arch::async_commit();
+            arch::async_wait<1>();
+            for (int h = tid; h < halves; h += S::THREADS)
+                koff[h] = kin[h] + ((k0 + kz[h]) % ring) * plane_elems * 2;
+            arch::barrier();
+            compute_tile<Cfg>(p, g, halo, ws, koff, pix, rc, (n * p.Do + od) * thw + rest, ch0,
+                              units);
+            arch::barrier(); // every warp is done with these planes and offsets
+        }
+    }
+}
+
 template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
-    run<Cfg>(p);
+    if constexpr (Shape<Cfg>::D3 && Cfg::kDoubleBuffer != 0)
+        run_planes<Cfg>(p);
+    else
+        run<Cfg>(p);
 }
 
 } // namespace direct_mma

@@ -341,13 +341,20 @@ private slots:
             const DirectMmaGeometry g2 = direct_mma_geometry(flat, plane);
             QCOMPARE(g.halo_h, g2.halo_h);
             QCOMPARE(g.halo_w, g2.halo_w);
-            const int64_t halo2 = (k.double_smem_buffer ? 2 : 1) * g.halo_h * g.halo_w * 40 * 2;
+            // With dsb a 3D block walks the planes of one tile column: its ring holds halo_d +
+            // stride_d planes (2D: two halos) and two more reduction tables.
+            const bool ring = k.double_smem_buffer;
+            QCOMPARE(direct_mma_walks_planes(k), ring);
+            const int64_t plane_bytes = g.halo_h * g.halo_w * 40 * 2;
+            const int64_t planes3 = ring ? g.halo_d + p.stride_d : g.halo_d;
+            const int64_t planes2 = ring ? 2 : 1;
             const int64_t filter_growth = int64_t{k.tile_n} * (g.reduction - g2.reduction) * 2;
-            const int64_t table_growth = (g.reduction - g2.reduction) / 8 * 4;
+            const int64_t table_growth = ((ring ? 3 : 1) * g.reduction - g2.reduction) / 8 * 4;
             QCOMPARE(int64_t(direct_mma_shared_bytes(k, p) - direct_mma_shared_bytes(flat, plane)),
-                     (g.halo_d - 1) * halo2 + filter_growth + table_growth);
+                     (planes3 - planes2) * plane_bytes + filter_growth + table_growth);
             const LaunchPlan plan = plan_launch(k, p);
             const int64_t per_block = direct_mma_tiles_per_block(k, p);
+            QCOMPARE(per_block, ring ? p.Do() : int64_t{1});
             QCOMPARE(int64_t{plan.grid_x}, (g.tiles + per_block - 1) / per_block);
             std::vector<int> hits(static_cast<std::size_t>(p.N * p.Do() * p.Ho() * p.Wo()), 0);
             bool halo_ok = true;
