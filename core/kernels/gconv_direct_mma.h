@@ -274,6 +274,24 @@ GCONV_DEVICE void ldsm_x2_trans(u32 (&r)[2], u32 addr) {
                  : "=r"(r[0]), "=r"(r[1])
                  : "r"(addr));
 }
+// The same at a compile-time byte offset from `addr`, and a 32-bit shared load likewise.
+template <int OFF> GCONV_DEVICE void ldsm_x4_at(u32 (&r)[4], u32 addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4+%5];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr), "n"(OFF));
+}
+template <int OFF> GCONV_DEVICE void ldsm_x2_at(u32 (&r)[2], u32 addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2+%3];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(addr), "n"(OFF));
+}
+template <int OFF> GCONV_DEVICE u32 lds_u32(u32 addr) {
+    u32 v;
+    asm volatile("ld.shared.u32 %0, [%1+%2];\n" : "=r"(v) : "r"(addr), "n"(OFF));
+    return v;
+}
+// A compile-time int as a value (the lambdas' immediate offsets and checks).
+template <int N> struct IntConst { static constexpr int value = N; };
 // Two fp32 values to one 32-bit pair of bf16 / fp16 (lo in the low half), round to nearest even.
 template <bool IS_HALF> GCONV_DEVICE u32 pack2(float lo, float hi) {
     u32 d;
@@ -323,19 +341,23 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Geometry& g,
                                       ((lane >> 3) & 1) * 8);
         const u32 wlast = wbase + 2 * ((u * S::UC + (S::NF - 1) * 8 + (lane & 7)) * g.wstride +
                                        ((lane >> 3) & 1) * 8);
-        auto fetch = [&](int s, u32(&a)[S::MF][4], u32(&b)[S::NF][2]) {
-            const u32 ko = static_cast<u32>(koff[2 * s + (lane >> 4)]);
+        // Running shared addresses of step s: this lane's reduction half in koff (two ints per
+        // step) and its filter rows (16 elements per step); step s + 1 is an immediate offset.
+        u32 ka = arch::shared_address(koff) + 4 * (lane >> 4), wa = wrow, wl = wlast;
+        auto fetch = [&](auto next, u32(&a)[S::MF][4], u32(&b)[S::NF][2]) {
+            constexpr int P = decltype(next)::value;
+            const u32 ko = lds_u32<8 * P>(ka);
 #pragma unroll
             for (int f = 0; f < S::MF; ++f) ldsm_x4(a[f], abase[f] + ko);
 #pragma unroll
             for (int j = 0; j + 1 < S::NF; j += 2) {
                 u32 r4[4];
-                ldsm_x4(r4, wrow + 2 * (j * 8 * g.wstride + s * 16));
+                ldsm_x4_at<32 * P>(r4, wa + 16 * j * g.wstride);
                 b[j][0] = r4[0], b[j][1] = r4[1], b[j + 1][0] = r4[2], b[j + 1][1] = r4[3];
             }
             if constexpr (S::NF % 2 == 1) {
                 u32 r2[2];
-                ldsm_x2(r2, wlast + 32 * s);
+                ldsm_x2_at<32 * P>(r2, wl);
                 b[S::NF - 1][0] = r2[0], b[S::NF - 1][1] = r2[1];
             }
         };
@@ -345,18 +367,20 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Geometry& g,
 #pragma unroll
                 for (int j = 0; j < S::NF; ++j) arch::mma_16816<S::IS_HALF>(acc[f][j], a[f], b[j]);
         };
+        // Steps in pairs, the fragments of the next step fetched before this step's MMAs.
         u32 a0[S::MF][4], b0[S::NF][2], a1[S::MF][4], b1[S::NF][2];
-        fetch(0, a0, b0);
-        for (int s = 0; s < g.steps; s += 2) {
-            const bool odd = s + 1 < g.steps;
-            fetch(odd ? s + 1 : s, a1, b1);
+        fetch(IntConst<0>{}, a0, b0);
+        int s = 0;
+        for (; s + 2 <= g.steps; s += 2) {
+            fetch(IntConst<1>{}, a1, b1);
             multiply(a0, b0);
-            if (!odd) break;
-            fetch(s + 2 < g.steps ? s + 2 : s, a0, b0);
+            ka += 16, wa += 64, wl += 64;
+            if (s + 2 < g.steps) fetch(IntConst<0>{}, a0, b0);
             multiply(a1, b1);
         }
+        if (s < g.steps) multiply(a0, b0);
 
-        // C fragment: rows lane / 4 and + 8, channels 2 * (lane % 4) + {0, 1} of each n8.
+            // C fragment: rows lane / 4 and + 8, channels 2 * (lane % 4) + {0, 1} of each n8.
 #pragma unroll
         for (int f = 0; f < S::MF; ++f) {
 #pragma unroll

@@ -31,8 +31,6 @@
 namespace gconv {
 namespace direct_mma {
 
-template <int N> struct IntConst { static constexpr int value = N; };
-
 template <class Cfg> struct WeightShape {
     typedef typename DTypeOf<Cfg::kDType>::type T;
     static constexpr int CPG = Cfg::kCpg;
