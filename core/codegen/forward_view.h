@@ -4,9 +4,11 @@
 // dIn (the view's output: Di x Hi x Wi pixels of C channels), padded by (taps - 1) * dil - pad
 // per dimension, with the filter rotated by 180 degrees and its two channel axes swapped.
 // Kernels that run bwd_data this way (direct_mma, the wgmma pipeline) are forward kernels on
-// that view: their launch sequence first writes the view's filter into the workspace
-// (gconv_rotate_filter, core/kernels/gconv_rotate.h), then launches the forward kernel with
-// dOut in the input slot, dIn in the output slot and the workspace as the weight.
+// that view, launched with dOut in the input slot and dIn in the output slot. The wgmma launch
+// sequence first writes the view's filter into the workspace (gconv_rotate_filter,
+// core/kernels/gconv_rotate.h) and passes the workspace as the weight; direct_mma takes the
+// stored filter and reads it rotated while it stages it (KernelStep::stored_filter): one
+// launch, no workspace.
 #include "config/kernel_config.h"
 #include "problem/problem.h"
 

@@ -1,6 +1,7 @@
 // The translation unit of a tensor-core direct kernel (kernels/gconv_direct_mma.h): its config
 // struct holds only the knobs that kernel reads.
 #include "codegen/direct_mma_plan.h"
+#include "codegen/forward_view.h"
 #include "codegen/kernel_entry.h"
 #include "codegen/kernel_source.h"
 
@@ -11,6 +12,8 @@ namespace gconv {
 std::string generate_direct_mma_source(const KernelConfig& c) {
     std::ostringstream s;
     const bool weight = c.variant == Variant::BwdWeight;
+    // bwd_data: the forward kernel on the view of dOut, reading the stored filter rotated.
+    const bool view = runs_forward_view(c);
     const int warps = c.wave_m * c.wave_n * c.wave_k;
     s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
       << c.ndim_spatial << "d direct_mma pixels " << c.tile_m << " channels " << c.tile_n << " C/G "
@@ -33,6 +36,7 @@ std::string generate_direct_mma_source(const KernelConfig& c) {
     field("kWarpTileM", c.warp_tile_m);
     field("kWarps", warps);
     field("kDoubleBuffer", c.double_smem_buffer ? 1 : 0);
+    field("kViewFilter", view ? 1 : 0);
     if (weight) {
         field("kPairWarps", c.wave_m);
         field("kPixelWarps", c.wave_n);
@@ -40,7 +44,7 @@ std::string generate_direct_mma_source(const KernelConfig& c) {
     s << "};\n";
     s << "static_assert(GconvConfig::kPipeline == gconv::direct_mma::kPipelineCode, \"pipeline "
          "code\");\n\n";
-    write_entry_points(s, c, warps,
+    write_entry_points(s, view ? forward_twin(c) : c, warps,
                        {"gconv::direct_mma::forward", {}, "gconv::direct_mma::bwd_weight"});
     return s.str();
 }

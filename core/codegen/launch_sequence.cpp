@@ -78,9 +78,11 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
         }
     }
     // A kernel that runs bwd_data as the forward kernel of its view reads the view's filter,
-    // which the first kernel writes into the workspace (forward_view.h).
+    // which the first kernel writes into the workspace (forward_view.h); direct_mma reads the
+    // stored filter rotated while it stages it.
     const bool view = runs_forward_view(c);
-    if (view) {
+    const bool stored_filter = view && is_direct_mma(c);
+    if (view && !stored_filter) {
         const int64_t elems = p.weight_elements();
         seq.workspace_bytes = static_cast<std::size_t>(elems) * element_bytes(c.dtype);
         seq.steps.push_back(kernel_step(
@@ -94,6 +96,7 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
     seq.steps.push_back(kernel_step(entry, plan.grid_x, plan.grid_y, plan.grid_z,
                                     plan.block_threads, plan.shared_bytes, backward && !view));
     seq.steps.back().kernel.dout_as_input = view;
+    seq.steps.back().kernel.stored_filter = stored_filter;
     if (uses_wgmma(c)) {
         seq.steps.back().kernel.wgmma_maps = true;
         // Only cshuffle stages C in the ring; the other epilogues leave it to the next tile.

@@ -43,6 +43,9 @@ struct KernelStep {
     // input slot, dIn in the output slot and the workspace (the view's filter) as the weight;
     // its tensor maps are encoded on those. Every other step takes the tensors in their slots.
     bool dout_as_input = false;
+    // With dout_as_input: the step reads the stored filter in the weight slot (it rotates it
+    // itself, gconv_direct_mma.h) instead of the workspace.
+    bool stored_filter = false;
 };
 
 struct LaunchStep {

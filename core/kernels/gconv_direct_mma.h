@@ -55,6 +55,8 @@ template <class Cfg> struct Shape {
     static constexpr int THREADS = Cfg::kWarps * GCONV_WARP_SIZE;
     static constexpr bool IS_HALF = Cfg::kDType == 1;
     static constexpr bool D3 = Cfg::kNdim == 3;
+    // bwd_data's view: p.wei is the stored filter, read rotated and transposed (stage_tables).
+    static constexpr bool VIEW_FILTER = Cfg::kViewFilter != 0;
     static_assert(sizeof(T) == 2, "bf16 / fp16 only");
     static_assert(CPG == 1 || CPG == 2 || CPG == 4 || CPG % 8 == 0, "C/G: 1, 2, 4 or 8k");
     static_assert(CB % UC == 0 && CB >= UC, "tile_n must hold whole units");
@@ -185,7 +187,9 @@ GCONV_DEVICE void load_halo(const ConvParams& p, const Geometry& g, typename S::
                       present);
 }
 
-// Filter rows of the block's output channels, [row][tap * UC + channel of the unit]; the halo
+// Filter rows of the block's output channels, [row][tap * UC + channel of the unit] (bwd_data's
+// view: the stored filter rotated by 180 degrees with its channel axes swapped, read here instead
+// of from a rotated copy, so the view needs no kernel before this one); the halo
 // offsets of the reduction's 8-channel halves (tap and channel part); and per padded tile pixel
 // its halo offset and (row << 16 | column) in the tile, -1 for padding rows. Rows go to
 // warps and columns to lanes, so no index needs a run-time division.
@@ -198,7 +202,27 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename 
     constexpr int WARPS = S::THREADS / GCONV_WARP_SIZE;
     const T* w = static_cast<const T*>(p.wei);
     const int krr = g.taps * S::CPG; // one output channel's filter in GKYXC
-    if constexpr (S::CPG % 8 == 0) {
+    if constexpr (S::CPG % 8 == 0 && S::VIEW_FILTER) {
+        // The view's filter row (g, k) holds at column (tap t, channel c) the stored
+        // w[(g, c)][taps - 1 - t][k]: the stored filter of a group is rows (c, stored tap) of
+        // 16-byte vectors along k, each of which lands in 8 consecutive view rows.
+        const int units = present / S::UC;
+        for_each_vector<S::THREADS>(units * S::CPG, krr / 8, [&](int uc, int v) {
+            const int u = uc / S::CPG, c = uc - u * S::CPG; // unit (group) and channel
+            const int st = v / (S::CPG / 8), k0 = (v - st * (S::CPG / 8)) * 8;
+            const Raw<16> r = *reinterpret_cast<const Raw<16>*>(
+                w + ((ch0 + u * S::UC + c) * g.taps + st) * S::CPG + k0);
+            T* dst = ws + (u * S::UC + k0) * g.wstride + (g.taps - 1 - st) * S::UC + c;
+            const T* e = reinterpret_cast<const T*>(&r);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) dst[i * g.wstride] = e[i];
+        });
+        // Zeros past the reduction, and whole zero rows past the present channels.
+        for_each_vector<S::THREADS>(S::CB, g.wstride / 8, [&](int row, int v) {
+            if (row >= present || v >= krr / 8)
+                *reinterpret_cast<Raw<16>*>(ws + row * g.wstride + v * 8) = Raw<16>::zero();
+        });
+    } else if constexpr (S::CPG % 8 == 0) {
         // Whole rows of 16-byte vectors: the filter's, then zeros up to the row stride.
         for_each_vector<S::THREADS>(S::CB, g.wstride / 8, [&](int row, int v) {
             T* dst = ws + row * g.wstride + v * 8;
@@ -221,7 +245,18 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename 
             const int rg = (row % 8) / S::CPG;
             for (int tap = lane; tap < g.taps; tap += GCONV_WARP_SIZE) {
                 Raw<16> v = Raw<16>::zero();
-                if (ok) {
+                if (ok && S::VIEW_FILTER) {
+                    // The view's (row, tap, c) is the stored w[(g, c)][taps - 1 - tap][k].
+                    const int ch = ch0 + row, gk = ch - ch % S::CPG, k = ch - gk;
+                    const u16* wb = reinterpret_cast<const u16*>(w);
+#pragma unroll
+                    for (int col = 0; col < 8; ++col)
+                        if (col / S::CPG == rg)
+                            v.v[col / 2] |=
+                                u32{wb[((gk + col % S::CPG) * g.taps + g.taps - 1 - tap) * S::CPG +
+                                       k]}
+                                << ((col & 1) * 16);
+                } else if (ok) {
                     const Raw<S::CPG* 2> r =
                         *reinterpret_cast<const Raw<S::CPG * 2>*>(src + tap * S::CPG);
                     // Column col (compile-time) holds value col % CPG when col / CPG == rg.

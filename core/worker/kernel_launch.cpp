@@ -81,7 +81,8 @@ void KernelLaunch::run(const LaunchTensors& tensors, void* workspace, hipStream_
             continue;
         }
         const KernelStep& k = step.kernel;
-        const ConvParams& params = k.dout_as_input ? view : slots;
+        ConvParams params = k.dout_as_input ? view : slots;
+        if (k.stored_filter) params.wei = tensors.wei;
         gpu::KernelArgs args;
         args.add(params);
         if (k.workspace_arg) args.add(workspace);

@@ -223,25 +223,24 @@ private slots:
         Problem wide_pad = grouped(256, 32, 28, 3);
         wide_pad.pad_h = 3;
         QVERIFY(reason(wide_pad).startsWith("pad"));
-        // The rotated, transposed filter is written into the workspace by the first kernel.
+        // One kernel: it reads dOut in the input slot and the stored filter (rotated and
+        // transposed while it stages it, no workspace), and writes dIn.
         const Problem p = grouped(256, 32, 28);
         const LaunchSequence seq = plan_sequence(bwd, p);
-        QCOMPARE(seq.steps.size(), std::size_t{2});
-        QCOMPARE(seq.steps[0].kernel.entry, std::string(rotate_filter_entry_name()));
-        // The rotation reads the stored filter and writes the workspace; the forward kernel
-        // reads dOut as its input and the workspace as its filter, and writes dIn.
-        QVERIFY(seq.steps[0].kernel.workspace_arg && !seq.steps[0].kernel.dout_as_input);
-        QVERIFY(!seq.steps[1].kernel.workspace_arg && seq.steps[1].kernel.dout_as_input);
+        QCOMPARE(seq.steps.size(), std::size_t{1});
+        const KernelStep& k = seq.steps[0].kernel;
+        QCOMPARE(k.entry, std::string(kernel_entry_name()));
+        QVERIFY(k.dout_as_input && k.stored_filter && !k.workspace_arg);
+        QCOMPARE(seq.workspace_bytes, std::size_t{0});
         QCOMPARE(int64_t{seq.params.C}, p.K);
         QCOMPARE(int64_t{seq.params.Hi}, p.Ho());
-        QVERIFY(int64_t{seq.steps[0].kernel.grid_x} * seq.steps[0].kernel.block_threads >=
-                std::min<int64_t>(p.weight_elements(), 256 * 1024));
-        QCOMPARE(seq.workspace_bytes, std::size_t(p.weight_elements() * 2));
-        QCOMPARE(plan_sequence(mma_base(8), p).steps.size(), std::size_t{1});
+        QVERIFY(!plan_sequence(mma_base(8), p).steps[0].kernel.stored_filter);
         const std::string source = generate_kernel_source(bwd);
-        QVERIFY(source.find(std::string(rotate_filter_entry_name()) + "(gconv::ConvParams p") !=
+        QVERIFY(source.find("kViewFilter = 1;") != std::string::npos);
+        QVERIFY(source.find("gconv::direct_mma::forward<GconvConfig>(p)") != std::string::npos);
+        QVERIFY(source.find(std::string(rotate_filter_entry_name())) == std::string::npos);
+        QVERIFY(generate_kernel_source(forward_twin(bwd)).find("kViewFilter = 0;") !=
                 std::string::npos);
-        QVERIFY(source.find(generate_kernel_source(forward_twin(bwd))) != std::string::npos);
         QVERIFY(kernel_name(bwd) != kernel_name(mma_base(8)));
     }
 
@@ -389,7 +388,7 @@ private slots:
         KernelConfig fwd = bwd;
         fwd.variant = Variant::Forward;
         QCOMPARE(plan_launch(bwd, p).grid_x, plan_launch(fwd, forward_view(p)).grid_x);
-        QCOMPARE(plan_sequence(bwd, p).steps.size(), std::size_t{2});
+        QCOMPARE(plan_sequence(bwd, p).steps.size(), std::size_t{1});
         KernelConfig w = in3d(weight_base(8));
         w.tile_m = 56; // two rows: 112 pixels' deep halo, twice, is over 96 KiB
         QVERIFY2(rules_of(w).empty(), qPrintable(joined(rules_of(w))));
