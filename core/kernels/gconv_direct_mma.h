@@ -153,6 +153,13 @@ template <int THREADS, class F> GCONV_DEVICE void for_each_vector(int rows, int 
     }
 }
 
+// Bytes of a and b picked by the selector (prmt.b32): 0x5410 the low halves, 0x7632 the high.
+GCONV_DEVICE u32 prmt(u32 a, u32 b, u32 selector) {
+    u32 d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
+    return d;
+}
+
 // Copies input plane `id` of image n (0 in 2D; zeros when it lies outside the image) into one
 // halo plane `dst`: rows ih0 ..., columns iw0 ..., each pixel's CB channels as VPP 16-byte
 // vectors, zeros outside the image and past the present channels.
@@ -204,18 +211,28 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename 
     const int krr = g.taps * S::CPG; // one output channel's filter in GKYXC
     if constexpr (S::CPG % 8 == 0 && S::VIEW_FILTER) {
         // The view's filter row (g, k) holds at column (tap t, channel c) the stored
-        // w[(g, c)][taps - 1 - t][k]: the stored filter of a group is rows (c, stored tap) of
-        // 16-byte vectors along k, each of which lands in 8 consecutive view rows.
+        // w[(g, c)][taps - 1 - t][k]. A thread moves one 8 x 8 block: 8 stored rows (c0 + i,
+        // stored tap) of 8 k's each, transposed in registers into 8 view rows (k0 + j) of 8 c's.
+        constexpr int B8 = S::CPG / 8;
         const int units = present / S::UC;
-        for_each_vector<S::THREADS>(units * S::CPG, krr / 8, [&](int uc, int v) {
-            const int u = uc / S::CPG, c = uc - u * S::CPG; // unit (group) and channel
-            const int st = v / (S::CPG / 8), k0 = (v - st * (S::CPG / 8)) * 8;
-            const Raw<16> r = *reinterpret_cast<const Raw<16>*>(
-                w + ((ch0 + u * S::UC + c) * g.taps + st) * S::CPG + k0);
-            T* dst = ws + (u * S::UC + k0) * g.wstride + (g.taps - 1 - st) * S::UC + c;
-            const T* e = reinterpret_cast<const T*>(&r);
+        for_each_vector<S::THREADS>(units * B8 * g.taps, B8, [&](int row, int kb) {
+            const int u = row / (B8 * g.taps), rest = row - u * B8 * g.taps;
+            const int cb = rest / g.taps, st = rest - cb * g.taps;
+            const T* src = w + ((ch0 + u * S::UC + cb * 8) * g.taps + st) * S::CPG + kb * 8;
+            Raw<16> a[8];
 #pragma unroll
-            for (int i = 0; i < 8; ++i) dst[i * g.wstride] = e[i];
+            for (int i = 0; i < 8; ++i)
+                a[i] = *reinterpret_cast<const Raw<16>*>(src + i * g.taps * S::CPG);
+            T* dst = ws + (u * S::UC + kb * 8) * g.wstride + (g.taps - 1 - st) * S::UC + cb * 8;
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                Raw<16> y;
+#pragma unroll
+                for (int m = 0; m < 4; ++m)
+                    y.v[m] =
+                        prmt(a[2 * m].v[j / 2], a[2 * m + 1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
+                *reinterpret_cast<Raw<16>*>(dst + j * g.wstride) = y;
+            }
         });
         // Zeros past the reduction, and whole zero rows past the present channels.
         for_each_vector<S::THREADS>(S::CB, g.wstride / 8, [&](int row, int v) {
