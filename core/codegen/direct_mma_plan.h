@@ -25,11 +25,11 @@ int direct_mma_warp_tile_n(int c_per_group);
 // A tile is TH x TW output pixels of one image (3D: of one output plane); its halo spans the
 // input planes, rows and columns its taps read.
 struct DirectMmaGeometry {
-    int64_t tile_w = 0, tile_h = 0;               // output columns and rows of a block tile
-    int64_t tiles_w = 0, tiles_h = 0;             // tiles per image plane along W and H
-    int64_t tiles = 0;                            // N x Do x tiles_h x tiles_w
-    int64_t halo_d = 0, halo_h = 0, halo_w = 0;   // input planes (1 in 2D), rows and columns
-    int64_t taps = 0, reduction = 0;              // filter taps; tap * unit channels padded to 16
+    int64_t tile_w = 0, tile_h = 0;             // output columns and rows of a block tile
+    int64_t tiles_w = 0, tiles_h = 0;           // tiles per image plane along W and H
+    int64_t tiles = 0;                          // N x Do x tiles_h x tiles_w
+    int64_t halo_d = 0, halo_h = 0, halo_w = 0; // input planes (1 in 2D), rows and columns
+    int64_t taps = 0, reduction = 0;            // filter taps; tap * unit channels padded to 16
 };
 DirectMmaGeometry direct_mma_geometry(const KernelConfig& config, const Problem& problem);
 // 3D forward / bwd_data with double_smem_buffer: a block walks the output planes of one

@@ -133,8 +133,8 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
     if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
     if (c.layout != "nhwgc") r.fail("layout: only nhwgc exists (got '", c.layout, "')");
     if (c.ndim_spatial != p.ndim_spatial)
-        r.fail("ndim_spatial: the kernel is built for ", c.ndim_spatial, "d problems, the problem is ",
-               p.ndim_spatial, "d");
+        r.fail("ndim_spatial: the kernel is built for ", c.ndim_spatial,
+               "d problems, the problem is ", p.ndim_spatial, "d");
     if (c.dtype == DataType::FP32) r.fail("data_type: direct_mma runs bf16 / fp16 mma.sync");
     if (warp_size != 32) r.fail("warp size: direct_mma is built for 32-lane warps only");
     if (r.failed) return {false, r.text.str()};

@@ -366,8 +366,7 @@ private slots:
                     for (int64_t c = 0; c < g.tile_w; ++c) {
                         const int64_t oh = th * g.tile_h + r, ow = tw * g.tile_w + c;
                         if (oh >= p.Ho() || ow >= p.Wo()) continue;
-                        ++hits[static_cast<std::size_t>(((n * p.Do() + od) * p.Ho() + oh) *
-                                                            p.Wo() +
+                        ++hits[static_cast<std::size_t>(((n * p.Do() + od) * p.Ho() + oh) * p.Wo() +
                                                         ow)];
                         const int64_t hz = (p.Z - 1) * p.dilation_d; // last tap's plane
                         const int64_t hy = r * p.stride_h + (p.Y - 1) * p.dilation_h;
@@ -397,8 +396,7 @@ private slots:
         const int64_t rows = (gw.tile_w * gw.tile_h + 15) / 16 * 16;
         const int64_t buffers = 2 * (3 * gw.halo_h * gw.halo_w + rows) * 40 * 2;
         QCOMPARE(int64_t(direct_mma_shared_bytes(w, p)),
-                 std::max<int64_t>(buffers + gw.reduction / 8 * 4 + 2 * rows * 4,
-                                   32 * 27 * 8 * 4));
+                 std::max<int64_t>(buffers + gw.reduction / 8 * 4 + 2 * rows * 4, 32 * 27 * 8 * 4));
         QCOMPARE(gw.reduction, int64_t{(27 * 8 + 15) / 16 * 16});
     }
 
@@ -517,8 +515,9 @@ private:
     void shipped_pool_runs_small_group_shapes(const QString& dir, const QString& dims) {
         const auto& specs = default_arch_specs();
         const QString infix = dims == "3d" ? "_3d" : "";
-        const QString config = dir == "forward" ? "configs/forward_bf16" + infix + "_direct_mma.json"
-                                                : "configs/" + dir + infix + "_direct_mma.json";
+        const QString config = dir == "forward"
+                                   ? "configs/forward_bf16" + infix + "_direct_mma.json"
+                                   : "configs/" + dir + infix + "_direct_mma.json";
         const auto traits = load_trait_config(test::source_path(config).toStdString());
         const auto pool = enumerate_pool(traits, specs.get("sm_90"), specs);
         QVERIFY2(pool.culled.empty(),

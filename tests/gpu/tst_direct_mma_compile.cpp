@@ -78,8 +78,8 @@ private slots:
             QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
                      qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
                                                        jit::log_head(result.log, 12))));
-            for (const char* text : {"gconv::direct_mma::forward<GconvConfig>(p)",
-                                     "kViewFilter = 1;"})
+            for (const char* text :
+                 {"gconv::direct_mma::forward<GconvConfig>(p)", "kViewFilter = 1;"})
                 QVERIFY2(request.source.find(text) != std::string::npos, text);
         }
     }
