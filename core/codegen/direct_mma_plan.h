@@ -32,8 +32,9 @@ struct DirectMmaGeometry {
     int64_t taps = 0, reduction = 0;            // filter taps; tap * unit channels padded to 16
 };
 DirectMmaGeometry direct_mma_geometry(const KernelConfig& config, const Problem& problem);
-// 3D forward / bwd_data with double_smem_buffer: a block walks the output planes of one
-// (image, row tile, column tile) column, its input planes in a ring of halo_d + stride_d.
+// 3D with double_smem_buffer: a block walks the output planes of (image, row tile, column tile)
+// columns, its input planes in a ring of halo_d + stride_d (bwd_weight: its split_k blocks per
+// channel run take columns in turn, two dOut row buffers).
 bool direct_mma_walks_planes(const KernelConfig& config);
 // Tiles one block walks: 1 without double_smem_buffer; Do for the plane walk; else at least 2,
 // more when the problem has more than k_direct_mma_target_blocks tiles (times channel runs), so

@@ -51,7 +51,7 @@ DirectMmaGeometry direct_mma_geometry(const KernelConfig& c, const Problem& prob
 }
 
 bool direct_mma_walks_planes(const KernelConfig& c) {
-    return c.double_smem_buffer && c.ndim_spatial == 3 && c.variant != Variant::BwdWeight;
+    return c.double_smem_buffer && c.ndim_spatial == 3;
 }
 
 int64_t direct_mma_tiles_per_block(const KernelConfig& c, const Problem& problem) {
@@ -85,8 +85,12 @@ std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
         // Halo and dOut rows (two of each with dsb), the offset tables, and afterwards, over
         // the same bytes, the block's fp32 slice of dW.
         const int64_t rows = ceil_div(g.tile_w * g.tile_h, 16) * 16;
-        const int64_t buffers = (c.double_smem_buffer ? 2 : 1) *
-                                (g.halo_d * g.halo_h * g.halo_w + rows) * pixel_stride(c) * elem;
+        const int64_t buffers = direct_mma_walks_planes(c)
+                                    ? ((g.halo_d + p.stride_d) * g.halo_h * g.halo_w + 2 * rows) *
+                                          pixel_stride(c) * elem
+                                    : (c.double_smem_buffer ? 2 : 1) *
+                                          (g.halo_d * g.halo_h * g.halo_w + rows) *
+                                          pixel_stride(c) * elem;
         const int64_t tables = g.reduction / 8 * 4 + 2 * rows * 4;
         const int64_t slice = int64_t{c.tile_n} * g.taps * c.tile_k * 4;
         return static_cast<std::size_t>(std::max(buffers + tables, slice));
@@ -115,8 +119,11 @@ LaunchPlan plan_direct_mma(const KernelConfig& c, const Problem& problem, int wa
     const int64_t tiles = g.tiles;
     plan.grid_y = u32(ceil_div(p.C, std::max(1, c.tile_n)));
     if (c.variant == Variant::BwdWeight) {
-        // split_k slices of the pixel reduction per channel run, each walking tiles in turn.
-        plan.grid_x = u32(std::min<int64_t>(std::max(1, c.split_k), tiles));
+        // split_k slices of the pixel reduction per channel run, each walking tiles in turn
+        // (the plane walk: tile columns, each over its Do planes).
+        const int64_t walked =
+            direct_mma_walks_planes(c) ? tiles / std::max<int64_t>(1, p.Do()) : tiles;
+        plan.grid_x = u32(std::min<int64_t>(std::max(1, c.split_k), walked));
         plan.grid_z = u32(direct_mma_weight_chunks(c, problem));
     } else {
         plan.grid_x = u32(ceil_div(tiles, direct_mma_tiles_per_block(c, problem)));

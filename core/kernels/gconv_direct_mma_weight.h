@@ -9,7 +9,9 @@
 // + gridDim.x, ... (gridDim.x = split_k, the slices of the pixel reduction). Per tile:
 //   1. cp.async copies the input halo of the tile (load_halo) and the dOut
 //      rows of its pixels, kTileN channels each, zeros outside the image and on padding pixels
-//      (tile pixels rounded up to 16); two buffers of each with double_smem_buffer.
+//      (tile pixels rounded up to 16); two buffers of each with double_smem_buffer (3D: the
+//      plane walk of gconv_direct_mma.h run_planes, input planes in a ring, two dOut buffers;
+//      the split_k blocks of a channel run take tile columns in turn).
 //   2. Warps are wave_m pair warps x wave_n pixel warps. A pair warp owns kWarpTileM / 16
 //      fixed pairs (unit, m16 fragment of the unit's reduction rows tap * UC + channel, the
 //      forward kernel's reduction) for the whole block; the wave_n warps of the same pairs take
@@ -103,10 +105,14 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
     const int tiles = p.N * (S::D3 ? p.Do : 1) * g.tiles_h * g.tiles_w;
     const int rows = g.m_items * 16;
     const int halo_elems = g.hd * g.hh * g.hw * S::PSTRIDE, dout_elems = rows * S::PSTRIDE;
+    // 3D with dsb: the plane walk (gconv_direct_mma.h run_planes), input planes in a ring.
+    constexpr bool WALK = S::D3 && DSB;
+    const int ring = g.hd + p.stride_d;
+    const int plane_elems = g.hh * g.hw * S::PSTRIDE, plane_bytes = plane_elems * 2;
 
     T* halo0 = reinterpret_cast<T*>(gconv_dynamic_smem);
-    T* halo1 = halo0 + (DSB ? halo_elems : 0);
-    T* dout0 = halo1 + halo_elems;
+    T* halo1 = halo0 + (DSB && !WALK ? halo_elems : 0);
+    T* dout0 = WALK ? halo0 + ring * plane_elems : halo1 + halo_elems;
     T* dout1 = dout0 + (DSB ? dout_elems : 0);
     int* koff = reinterpret_cast<int*>(dout1 + dout_elems);
     int* pix = koff + g.kr / 8;
@@ -124,15 +130,20 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
     // Per pair: the unit, and the lane's A row offset without the pixel part (bytes): matrix
     // lane / 8 is (half lane / 8 % 2 of the fragment, pixels 8 * (lane / 16) + 0..7). `fresh`
     // marks the pairs whose unit differs from the previous pair's (B is loaded for those).
-    int unit[P];
-    u32 aoff[P];
+    // The plane walk keeps the offset's tap plane apart (az) and adds its ring slot per plane
+    // (acur); otherwise acur is aoff.
+    int unit[P], az[P];
+    u32 aoff[P], acur[P];
     unsigned fresh = 0;
 #pragma unroll
     for (int i = 0; i < P; ++i) {
         const int q = i < mine ? q0 + i : 0;
         unit[i] = q / frags;
         const int f = q - unit[i] * frags;
-        aoff[i] = static_cast<u32>(2 * unit[i] * S::UC + koff[2 * f + ((lane >> 3) & 1)]);
+        const int full = koff[2 * f + ((lane >> 3) & 1)];
+        az[i] = WALK ? full / plane_bytes : 0;
+        aoff[i] = static_cast<u32>(2 * unit[i] * S::UC + full - az[i] * plane_bytes);
+        acur[i] = aoff[i];
         if (i == 0 || unit[i] != unit[i - 1]) fresh |= 1u << i;
     }
     const int a_px = (lane >> 4) * 8 + (lane & 7);       // A: pixel of the lane's row
@@ -170,35 +181,14 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
                 }
             }
             u32 a[4];
-            ldsm_x4_trans(a, apix + aoff[i]);
+            ldsm_x4_trans(a, apix + acur[i]);
 #pragma unroll
             for (int j = 0; j < NF; ++j) arch::mma_16816<S::IS_HALF>(acc[i][j], a, b[j]);
         }
     };
 
-    int tile = static_cast<int>(blockIdx.x);
-    const int stride = static_cast<int>(gridDim.x);
-    if (tile < tiles) {
-        load_halo<S>(p, g, halo0, tile, ch0, present);
-        load_dout<S>(p, g, dout0, rc, tile, ch0, present);
-    }
-    arch::async_commit();
-    for (int t = 0; tile < tiles; tile += stride, ++t) {
-        const bool second = DSB && (t & 1);
-        if constexpr (DSB) {
-            if (tile + stride < tiles) {
-                load_halo<S>(p, g, second ? halo0 : halo1, tile + stride, ch0, present);
-                load_dout<S>(p, g, second ? dout0 : dout1, rc, tile + stride, ch0, present);
-            }
-            arch::async_commit();
-            arch::async_wait<1>();
-        } else {
-            arch::async_wait<0>();
-        }
-        arch::barrier();
-        const u32 hbase = arch::shared_address(second ? halo1 : halo0);
-        const u32 dbase = arch::shared_address(second ? dout1 : dout0);
-        // The pixel warps of a pair take the tile's 16-pixel steps in turn.
+    // The pixel warps of a pair take a tile's 16-pixel steps in turn.
+    auto tile_steps = [&](u32 hbase, u32 dbase) {
         if (mine == P) {
             for (int s = wp; s < g.m_items; s += S::PIXEL_WARPS)
                 step(IntConst<0>{}, hbase, dbase, s);
@@ -206,13 +196,77 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
             for (int s = wp; s < g.m_items; s += S::PIXEL_WARPS)
                 step(IntConst<1>{}, hbase, dbase, s);
         }
-        arch::barrier(); // every warp is done with this tile's buffers before a copy reuses them
-        if constexpr (!DSB) {
-            if (tile + stride < tiles) {
-                load_halo<S>(p, g, halo0, tile + stride, ch0, present);
-                load_dout<S>(p, g, dout0, rc, tile + stride, ch0, present);
-            }
+    };
+    if constexpr (WALK) {
+        // Columns (image, row tile, column tile) blockIdx.x, + gridDim.x, ...; per column its
+        // output planes in order, the next plane's new input planes and dOut rows copied under
+        // this plane's MMAs.
+        const int thw = g.tiles_h * g.tiles_w, columns = p.N * thw;
+        for (int col = static_cast<int>(blockIdx.x); col < columns;
+             col += static_cast<int>(gridDim.x)) {
+            const int n = col / thw, rest = col - n * thw;
+            const int th_i = rest / g.tiles_w, tw_i = rest - th_i * g.tiles_w;
+            const int ih0 = th_i * g.th * p.stride_h - p.pad_h;
+            const int iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
+            auto load = [&](int key) {
+                load_plane<S>(p, g, halo0 + (key % ring) * plane_elems, n, key - p.pad_d, ih0, iw0,
+                              ch0, present);
+            };
+            for (int key = 0; key < g.hd; ++key) load(key);
+            load_dout<S>(p, g, dout0, rc, n * p.Do * thw + rest, ch0, present);
             arch::async_commit();
+            for (int od = 0; od < p.Do; ++od) {
+                const int k0 = od * p.stride_d;
+                if (od + 1 < p.Do) {
+                    const int next = k0 + p.stride_d;
+                    for (int key = next > k0 + g.hd ? next : k0 + g.hd; key < next + g.hd; ++key)
+                        load(key);
+                    load_dout<S>(p, g, (od & 1) ? dout0 : dout1, rc,
+                                 (n * p.Do + od + 1) * thw + rest, ch0, present);
+                }
+                arch::async_commit();
+                arch::async_wait<1>();
+                arch::barrier();
+#pragma unroll
+                for (int i = 0; i < P; ++i)
+                    acur[i] = aoff[i] + static_cast<u32>(((k0 + az[i]) % ring) * plane_bytes);
+                tile_steps(arch::shared_address(halo0),
+                           arch::shared_address((od & 1) ? dout1 : dout0));
+                arch::barrier(); // every warp is done with these planes and rows
+            }
+        }
+    } else {
+        int tile = static_cast<int>(blockIdx.x);
+        const int stride = static_cast<int>(gridDim.x);
+        if (tile < tiles) {
+            load_halo<S>(p, g, halo0, tile, ch0, present);
+            load_dout<S>(p, g, dout0, rc, tile, ch0, present);
+        }
+        arch::async_commit();
+        for (int t = 0; tile < tiles; tile += stride, ++t) {
+            const bool second = DSB && (t & 1);
+            if constexpr (DSB) {
+                if (tile + stride < tiles) {
+                    load_halo<S>(p, g, second ? halo0 : halo1, tile + stride, ch0, present);
+                    load_dout<S>(p, g, second ? dout0 : dout1, rc, tile + stride, ch0, present);
+                }
+                arch::async_commit();
+                arch::async_wait<1>();
+            } else {
+                arch::async_wait<0>();
+            }
+            arch::barrier();
+            tile_steps(arch::shared_address(second ? halo1 : halo0),
+                       arch::shared_address(second ? dout1 : dout0));
+            arch::barrier(); // every warp is done with this tile's buffers before a copy reuses
+                             // them
+            if constexpr (!DSB) {
+                if (tile + stride < tiles) {
+                    load_halo<S>(p, g, halo0, tile + stride, ch0, present);
+                    load_dout<S>(p, g, dout0, rc, tile + stride, ch0, present);
+                }
+                arch::async_commit();
+            }
         }
     }
     arch::async_wait<0>();

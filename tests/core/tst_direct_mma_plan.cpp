@@ -394,7 +394,12 @@ private slots:
         QVERIFY2(is_supported(w, p).ok, is_supported(w, p).reason.c_str());
         const DirectMmaGeometry gw = direct_mma_geometry(w, p);
         const int64_t rows = (gw.tile_w * gw.tile_h + 15) / 16 * 16;
-        const int64_t buffers = 2 * (3 * gw.halo_h * gw.halo_w + rows) * 40 * 2;
+        // The plane walk: a ring of 3 + 1 planes and two dOut row buffers; split_k blocks per
+        // channel run take the tile columns (image, row tile, column tile) in turn.
+        QVERIFY(direct_mma_walks_planes(w));
+        const int64_t buffers = ((3 + 1) * gw.halo_h * gw.halo_w + 2 * rows) * 40 * 2;
+        QCOMPARE(int64_t{plan_launch(w, p).grid_x},
+                 std::min<int64_t>(w.split_k, p.N * gw.tiles_h * gw.tiles_w));
         QCOMPARE(int64_t(direct_mma_shared_bytes(w, p)),
                  std::max<int64_t>(buffers + gw.reduction / 8 * 4 + 2 * rows * 4, 32 * 27 * 8 * 4));
         QCOMPARE(gw.reduction, int64_t{(27 * 8 + 15) / 16 * 16});
