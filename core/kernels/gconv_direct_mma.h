@@ -498,12 +498,58 @@ template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
     }
 }
 
-// 3D with double_smem_buffer: a block owns one column of tiles (image, row tile, column tile)
-// and walks its output planes in order. Input planes live in a ring of halo_d + stride_d halo
-// planes (plane id in slot (id + pad_d) % ring), so each step copies only the stride_d planes
-// the next output plane adds, under the MMAs of this one, and each input plane crosses L2 -> SM
-// once per column instead of once per tap plane. The filter and tables are staged once per block;
-// the reduction's halo offsets are rebuilt per plane from their in-plane part and tap plane.
+// The plane walk (3D with double_smem_buffer): a block takes columns of tiles (image, row tile,
+// column tile) blockIdx.x, + gridDim.x, ... and walks each one's output planes in order. Input
+// planes live in a ring of halo_d + stride_d halo planes (input plane id in slot (id + pad_d) %
+// ring), so a step copies only the stride_d planes the next output plane adds, under the MMAs
+// of this one, and each input plane crosses L2 -> SM once per column instead of once per tap
+// plane. A tap's halo offset is its in-plane part plus its plane's slot (slot_bytes).
+template <class S> struct PlaneColumn {
+    const ConvParams& p;
+    const Geometry& g;
+    typename S::T* halo;
+    int ring, plane_elems, thw, n, rest, ih0, iw0, ch0, present;
+
+    GCONV_DEVICE PlaneColumn(const ConvParams& p_, const Geometry& g_, typename S::T* halo_,
+                             int col, int ch0_, int present_)
+        : p(p_), g(g_), halo(halo_), ch0(ch0_), present(present_) {
+        ring = g.hd + p.stride_d;
+        plane_elems = g.hh * g.hw * S::PSTRIDE;
+        thw = g.tiles_h * g.tiles_w;
+        n = col / thw;
+        rest = col - n * thw;
+        const int th_i = rest / g.tiles_w, tw_i = rest - th_i * g.tiles_w;
+        ih0 = th_i * g.th * p.stride_h - p.pad_h;
+        iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
+    }
+    // Input plane key - pad_d into its slot.
+    GCONV_DEVICE void load(int key) const {
+        load_plane<S>(p, g, halo + (key % ring) * plane_elems, n, key - p.pad_d, ih0, iw0, ch0,
+                      present);
+    }
+    // The planes output plane 0 reads.
+    GCONV_DEVICE void load_first() const {
+        for (int key = 0; key < g.hd; ++key) load(key);
+    }
+    // The planes output plane od + 1 reads that plane od does not: keys [k0 + stride_d, +
+    // halo_d) minus [k0, k0 + halo_d); the ring holds both ranges at once.
+    GCONV_DEVICE void load_next(int od) const {
+        const int k0 = od * p.stride_d, next = k0 + p.stride_d;
+        for (int key = next > k0 + g.hd ? next : k0 + g.hd; key < next + g.hd; ++key) load(key);
+    }
+    // Byte offset of the slot holding tap plane `tap_plane` (tz * dilation_d) of output plane od.
+    GCONV_DEVICE int slot_bytes(int od, int tap_plane) const {
+        return ((od * p.stride_d + tap_plane) % ring) * plane_elems * 2;
+    }
+    // The tile of output plane od in the kernels' tile order.
+    GCONV_DEVICE int tile(int od) const { return (n * p.Do + od) * thw + rest; }
+    static GCONV_DEVICE int columns(const ConvParams& p, const Geometry& g) {
+        return p.N * g.tiles_h * g.tiles_w;
+    }
+};
+
+// Forward / bwd_data's plane walk: the filter and tables are staged once per block; the
+// reduction's halo offsets are rebuilt per plane from their in-plane part and tap plane.
 template <class Cfg> GCONV_DEVICE void run_planes(const ConvParams& p) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
@@ -511,13 +557,12 @@ template <class Cfg> GCONV_DEVICE void run_planes(const ConvParams& p) {
     const int ch0 = static_cast<int>(blockIdx.y) * S::CB;
     const int present = p.C - ch0 < S::CB ? p.C - ch0 : S::CB;
     const int units = present / S::UC;
-    const int thw = g.tiles_h * g.tiles_w, columns = p.N * thw;
     const int ring = g.hd + p.stride_d;
-    const int plane_elems = g.hh * g.hw * S::PSTRIDE;
+    const int plane_bytes = g.hh * g.hw * S::PSTRIDE * 2;
     const int rows = g.m_items * S::MF * 16, halves = g.kr / 8;
 
     T* halo = reinterpret_cast<T*>(gconv_dynamic_smem);
-    T* ws = halo + ring * plane_elems;
+    T* ws = halo + ring * g.hh * g.hw * S::PSTRIDE;
     int* koff = reinterpret_cast<int*>(ws + S::CB * g.wstride);
     int* pix = koff + halves;
     int* rc = pix + rows;
@@ -528,38 +573,23 @@ template <class Cfg> GCONV_DEVICE void run_planes(const ConvParams& p) {
     stage_tables<S>(p, g, ws, koff, pix, rc, ch0, present);
     for (int h = tid; h < halves; h += S::THREADS) {
         const int full = tap_offset<S>(p, g, h);
-        const int plane_bytes = plane_elems * 2;
         kz[h] = full / plane_bytes;
         kin[h] = full - kz[h] * plane_bytes;
     }
+    const int columns = PlaneColumn<S>::columns(p, g);
     for (int col = static_cast<int>(blockIdx.x); col < columns;
          col += static_cast<int>(gridDim.x)) {
-        const int n = col / thw, rest = col - n * thw;
-        const int th_i = rest / g.tiles_w, tw_i = rest - th_i * g.tiles_w;
-        const int ih0 = th_i * g.th * p.stride_h - p.pad_h;
-        const int iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
-        auto load = [&](int key) { // input plane key - pad_d into its slot
-            load_plane<S>(p, g, halo + (key % ring) * plane_elems, n, key - p.pad_d, ih0, iw0, ch0,
-                          present);
-        };
-        for (int key = 0; key < g.hd; ++key) load(key);
+        const PlaneColumn<S> c(p, g, halo, col, ch0, present);
+        c.load_first();
         arch::async_commit();
         for (int od = 0; od < p.Do; ++od) {
-            const int k0 = od * p.stride_d;
-            if (od + 1 < p.Do) {
-                // The keys of plane od + 1 not held yet: [k0 + stride_d, + halo_d) minus
-                // [k0, k0 + halo_d); the ring holds both ranges at once.
-                const int next = k0 + p.stride_d;
-                for (int key = next > k0 + g.hd ? next : k0 + g.hd; key < next + g.hd; ++key)
-                    load(key);
-            }
+            if (od + 1 < p.Do) c.load_next(od);
             arch::async_commit();
             arch::async_wait<1>();
             for (int h = tid; h < halves; h += S::THREADS)
-                koff[h] = kin[h] + ((k0 + kz[h]) % ring) * plane_elems * 2;
+                koff[h] = kin[h] + c.slot_bytes(od, kz[h]);
             arch::barrier();
-            compute_tile<Cfg>(p, g, halo, ws, koff, pix, rc, (n * p.Do + od) * thw + rest, ch0,
-                              units);
+            compute_tile<Cfg>(p, g, halo, ws, koff, pix, rc, c.tile(od), ch0, units);
             arch::barrier(); // every warp is done with these planes and offsets
         }
     }

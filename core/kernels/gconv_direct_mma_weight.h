@@ -198,38 +198,26 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
         }
     };
     if constexpr (WALK) {
-        // Columns (image, row tile, column tile) blockIdx.x, + gridDim.x, ...; per column its
-        // output planes in order, the next plane's new input planes and dOut rows copied under
-        // this plane's MMAs.
-        const int thw = g.tiles_h * g.tiles_w, columns = p.N * thw;
+        // The plane walk (gconv_direct_mma.h PlaneColumn); the next plane's dOut rows are copied
+        // with its new input planes.
+        const int columns = PlaneColumn<S>::columns(p, g);
         for (int col = static_cast<int>(blockIdx.x); col < columns;
              col += static_cast<int>(gridDim.x)) {
-            const int n = col / thw, rest = col - n * thw;
-            const int th_i = rest / g.tiles_w, tw_i = rest - th_i * g.tiles_w;
-            const int ih0 = th_i * g.th * p.stride_h - p.pad_h;
-            const int iw0 = tw_i * g.tw * p.stride_w - p.pad_w;
-            auto load = [&](int key) {
-                load_plane<S>(p, g, halo0 + (key % ring) * plane_elems, n, key - p.pad_d, ih0, iw0,
-                              ch0, present);
-            };
-            for (int key = 0; key < g.hd; ++key) load(key);
-            load_dout<S>(p, g, dout0, rc, n * p.Do * thw + rest, ch0, present);
+            const PlaneColumn<S> c(p, g, halo0, col, ch0, present);
+            c.load_first();
+            load_dout<S>(p, g, dout0, rc, c.tile(0), ch0, present);
             arch::async_commit();
             for (int od = 0; od < p.Do; ++od) {
-                const int k0 = od * p.stride_d;
                 if (od + 1 < p.Do) {
-                    const int next = k0 + p.stride_d;
-                    for (int key = next > k0 + g.hd ? next : k0 + g.hd; key < next + g.hd; ++key)
-                        load(key);
-                    load_dout<S>(p, g, (od & 1) ? dout0 : dout1, rc,
-                                 (n * p.Do + od + 1) * thw + rest, ch0, present);
+                    c.load_next(od);
+                    load_dout<S>(p, g, (od & 1) ? dout0 : dout1, rc, c.tile(od + 1), ch0, present);
                 }
                 arch::async_commit();
                 arch::async_wait<1>();
                 arch::barrier();
 #pragma unroll
                 for (int i = 0; i < P; ++i)
-                    acur[i] = aoff[i] + static_cast<u32>(((k0 + az[i]) % ring) * plane_bytes);
+                    acur[i] = aoff[i] + static_cast<u32>(c.slot_bytes(od, az[i]));
                 tile_steps(arch::shared_address(halo0),
                            arch::shared_address((od & 1) ? dout1 : dout0));
                 arch::barrier(); // every warp is done with these planes and rows
