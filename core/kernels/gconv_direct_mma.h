@@ -20,9 +20,10 @@
 // whose filter is staged block-diagonally (zeros between different groups), so every ldmatrix
 // row is still 8 channels of one tap. The reduction index is tap * UC + channel of the unit,
 // padded to whole k16 steps; the padding reads tap 0 (in the receptive field) times zero weights.
-// Grid (codegen/launch_plan_direct_mma.cpp): x = tiles (N * Do * ceil(Ho / TH) * ceil(Wo / TW)), or
-// ceil(tiles / T) with kDoubleBuffer (T from the plan; the kernel strides by gridDim.x),
-// y = ceil(C / kTileN). Offsets are 32-bit (is_supported checks).
+// Grid (codegen/launch_plan_direct_mma.cpp): x = tiles (N * Do * ceil(Ho / TH) *
+// ceil(Wo / TW)), or ceil(tiles / T) with kDoubleBuffer (T from the plan; the kernel strides by
+// gridDim.x; 3D: the tile columns of the plane walk, run_planes), y = ceil(C / kTileN). Offsets
+// are 32-bit (is_supported checks).
 #include "gconv_arch.h"
 #include "gconv_convert.h"
 #include "gconv_params.h"
