@@ -84,32 +84,38 @@ private slots:
         }
     }
 
-    // 3D kernels (a halo of several input planes, taps over z, y, x) in every direction, for the
-    // group widths of the 3D baseline shapes and the block-diagonal staging below C/G 8.
-    void sm90_3d_kernels_compile_without_spills() {
+    // 3D kernels (a halo of several input planes, taps over z, y, x; with dsb the plane walk) in
+    // every direction, and bwd_weight in 2D (its tile loop sits beside the walk), for the group
+    // widths of the 3D baseline shapes and the block-diagonal staging below C/G 8.
+    void sm90_3d_and_bwd_weight_kernels_compile_without_spills() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");
         const QRegularExpression spill("([1-9][0-9]*) bytes spill stores");
         int compiled = 0;
         for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight})
-            for (int cpg : {4, 8, 32}) {
-                KernelConfig c = mma_config(DataType::BF16, cpg, v == Variant::BwdWeight ? 64 : 32);
-                c.variant = v;
-                c.ndim_spatial = 3;
-                c.double_smem_buffer = cpg != 4;
-                if (v == Variant::BwdWeight)
-                    c.split_k = 16, c.split_k_mode = SplitKMode::Atomic, c.tile_m = 56;
-                auto request = jit::kernel_compile_request(c, "sm_90");
-                request.options.push_back("--ptxas-options=-v");
-                QVERIFY(request.source.find("kNdim = 3;") != std::string::npos);
-                const auto result = jit::compile(request);
-                ++compiled;
-                const QString log = QString::fromStdString(result.log);
-                QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
-                         qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
-                                                           jit::log_head(result.log, 12))));
+            for (int dims : {2, 3}) {
+                if (dims == 2 && v != Variant::BwdWeight) continue; // the tests above
+                for (int cpg : {4, 8, 32}) {
+                    KernelConfig c =
+                        mma_config(DataType::BF16, cpg, v == Variant::BwdWeight ? 64 : 32);
+                    c.variant = v;
+                    c.ndim_spatial = dims;
+                    c.double_smem_buffer = cpg != 4;
+                    if (v == Variant::BwdWeight)
+                        c.split_k = 16, c.split_k_mode = SplitKMode::Atomic, c.tile_m = 56;
+                    auto request = jit::kernel_compile_request(c, "sm_90");
+                    request.options.push_back("--ptxas-options=-v");
+                    QVERIFY(request.source.find("kNdim = " + std::to_string(dims) + ";") !=
+                            std::string::npos);
+                    const auto result = jit::compile(request);
+                    ++compiled;
+                    const QString log = QString::fromStdString(result.log);
+                    QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
+                             qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
+                                                               jit::log_head(result.log, 12))));
+                }
             }
-        QCOMPARE(compiled, 9);
+        QCOMPARE(compiled, 12);
     }
 
     void a_broken_direct_mma_source_fails() {
