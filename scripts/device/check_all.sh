@@ -9,6 +9,8 @@
 #   classes    every bf16 pool of a direction on its baseline shapes (GCONV_CLASSES, default all
 #              six: forward_2d ... bwd_weight_3d) with cuDNN in the same run, then
 #              `report.py --classes` over all of them (best of all pools)
+#   mma_verify scripts/device/verify_direct_mma.sh with GCONV_VERIFY_ONLY=1 for every direction,
+#              2D and 3D (every direct_mma pool on its test_validation set and extra shapes)
 #   compile    bench/compile_time.py over whole pools (GCONV_COMPILE_CONFIGS, default forward_bf16,
 #              bwd_data, bwd_weight) on every core, cold cache then cached
 #   gpu_tests  scripts/device/gpu_tests.sh (the Qt Test GPU suites; carry .qt)
@@ -71,6 +73,11 @@ for part in "${parts[@]}"; do
       OUT="$out/$part" GCONV_VARIANT=${part#wgmma_} timeout "$(limit $part 200)" scripts/device/verify_wgmma.sh ;;
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     classes) export -f classes; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
+    mma_verify)
+      for d in 2d 3d; do for v in forward bwd_data bwd_weight; do
+        OUT="$out/$part" GCONV_VERIFY_ONLY=1 GCONV_DIMS=$d GCONV_VARIANT=$v \
+          timeout "$(limit $part 120)" scripts/device/verify_direct_mma.sh 2>&1 | grep -E "cells|max_rel|exit"
+      done; done ;;
     compile) timeout "$(limit $part 120)" python3 bench/compile_time.py --bench $bench --kernels 100000 \
                --workers "$(nproc)" --arch sm_90a ${GCONV_COMPILE_CONFIGS:-configs/forward_bf16.json configs/bwd_data.json configs/bwd_weight.json} ;;
     gpu_tests) OUT="$out/$part" timeout "$(limit $part 200)" scripts/device/gpu_tests.sh ;;
