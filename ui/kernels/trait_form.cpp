@@ -30,7 +30,7 @@ const std::map<std::string, QString>& valueToolTips() {
         {"compv6", "three prefetch stages"},
         {"comp_async", "asynchronous global -> shared copies into two buffers"},
         {"direct_mma", "tensor-core direct convolution for small groups: halo tile in shared "
-                       "memory, mma.sync per group (forward, 2D, NVIDIA)"},
+                       "memory, mma.sync per group (every direction, 2D and 3D, NVIDIA)"},
         {"intrawave", "each warp runs its K loop on its own: compute-bound work"},
         {"interwave", "warps in step per K chunk (only with basic_v1 and mem): memory-bound work"},
         {"cshuffle", "C tile staged through shared memory, stored with wide vectors"},
