@@ -444,14 +444,17 @@ struct Sweep {
         options.batches_per_worker =
             std::size_t(cli.get_int("--batches-per-worker", 0, 0, 1 << 30));
         const int warp_size = specs.get(arch).warp_size;
+        const auto shared_optin = std::size_t(specs.get(arch).shared_memory_per_block_optin);
+        auto supported = [&](const BenchCell& cell) {
+            return is_supported(configs[cell.kernel], problems[cell.problem].problem, warp_size,
+                                k_max_piece_elements, shared_optin);
+        };
         std::optional<EarlyWorkers> early;
         std::vector<bool> preload_wanted(configs.size(), false); // a cell will run it
         std::vector<WorkerKernel> to_preload;
         if (!cli.has("--build-only") && options.batches_per_worker != 1 && !cells.empty()) {
             for (const BenchCell& cell : cells)
-                if (!preload_wanted[cell.kernel] &&
-                    is_supported(configs[cell.kernel], problems[cell.problem].problem, warp_size)
-                        .ok)
+                if (!preload_wanted[cell.kernel] && supported(cell).ok)
                     preload_wanted[cell.kernel] = true;
             early.emplace(options);
         }
@@ -540,8 +543,7 @@ struct Sweep {
         options.unsupported = [&, baselined = std::set<std::size_t>()](
                                   const BenchPlan&,
                                   const BenchCell& cell) mutable -> std::optional<std::string> {
-            const SupportCheck s =
-                is_supported(configs[cell.kernel], problems[cell.problem].problem, warp_size);
+            const SupportCheck s = supported(cell);
             if (s.ok) return std::nullopt;
             if (plan.baseline != "none" && baselined.insert(cell.problem).second)
                 return std::nullopt;

@@ -57,15 +57,19 @@ int64_t direct_mma_weight_chunks(const KernelConfig& config, const Problem& prob
 // offset, row and column) per tile pixel, the pixels padded to whole items of warp_tile_m rows.
 // The plane walk holds halo_d + stride_d planes and two more reduction tables.
 std::size_t direct_mma_shared_bytes(const KernelConfig& config, const Problem& problem);
-// Largest dynamic shared memory a direct_mma block may take: the sm_89 opt-in (99 KiB) rounded
-// down, so that two blocks fit on every NVIDIA target this project builds for.
-inline constexpr std::size_t k_direct_mma_max_shared = 96 * 1024;
+// Largest dynamic shared memory a direct_mma block may take on a target whose blocks may opt
+// in to shared_optin bytes: all of it; 96 KiB, which every NVIDIA target this project builds for
+// can give one block, where the target is not known (0). Tiles past half the opt-in run one
+// block per multiprocessor: the benchmark, not a rule, says whether that pays.
+inline constexpr std::size_t k_direct_mma_portable_shared = 96 * 1024;
+std::size_t direct_mma_max_shared(std::size_t shared_optin);
 
 // The generated translation unit of a direct_mma kernel.
 std::string generate_direct_mma_source(const KernelConfig& config);
 
 namespace detail {
-SupportCheck check_direct_mma(const KernelConfig& config, const Problem& problem, int warp_size);
+SupportCheck check_direct_mma(const KernelConfig& config, const Problem& problem, int warp_size,
+                              std::size_t shared_optin);
 LaunchPlan plan_direct_mma(const KernelConfig& config, const Problem& problem, int warp_size);
 } // namespace detail
 

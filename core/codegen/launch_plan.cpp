@@ -152,21 +152,22 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
                            int64_t max_piece_elements);
 
 SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size,
-                          int64_t max_piece_elements) {
+                          int64_t max_piece_elements, std::size_t shared_optin) {
     if (runs_forward_view(c)) {
         // Refuse in the problem's own terms first; the rest is the forward kernel's check.
         const std::vector<std::string> problem_errors = validate(p);
         if (!problem_errors.empty()) return {false, "problem: " + problem_errors.front()};
         if (std::string why = forward_view_refusal(p); !why.empty()) return {false, why};
         SupportCheck view =
-            is_supported(forward_twin(c), forward_view(p), warp_size, max_piece_elements);
+            is_supported(forward_twin(c), forward_view(p), warp_size, max_piece_elements,
+                         shared_optin);
         if (!view.ok)
             view.reason += " (bwd_data as the forward convolution of dOut: dOut is its "
                            "input, dIn its output)";
         return view;
     }
     if (is_direct(c)) return detail::check_direct(c, p, warp_size);
-    if (is_direct_mma(c)) return detail::check_direct_mma(c, p, warp_size);
+    if (is_direct_mma(c)) return detail::check_direct_mma(c, p, warp_size, shared_optin);
     Reasons r;
     const std::vector<std::string> problem_errors = validate(p);
     if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());

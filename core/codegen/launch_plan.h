@@ -69,8 +69,12 @@ std::size_t shared_bytes(const KernelConfig& config, int warp_size = 32);
 int64_t images_per_piece(const KernelConfig& config, const Problem& problem,
                          int64_t max_piece_elements = k_max_piece_elements);
 
+// shared_optin: the dynamic shared memory one block may opt in to on the target (the arch
+// spec's or the device's figure; 0 when not known: portable limits). Kernels whose shared memory
+// grows with the problem (direct_mma) take larger tiles where the target has room.
 SupportCheck is_supported(const KernelConfig& config, const Problem& problem, int warp_size = 32,
-                          int64_t max_piece_elements = k_max_piece_elements);
+                          int64_t max_piece_elements = k_max_piece_elements,
+                          std::size_t shared_optin = 0);
 
 LaunchPlan plan_launch(const KernelConfig& config, const Problem& problem, int warp_size = 32,
                        int64_t max_piece_elements = k_max_piece_elements);

@@ -78,6 +78,10 @@ std::size_t direct_mma_weight_workspace_bytes(const KernelConfig& c, const Probl
     return static_cast<std::size_t>(p.weight_elements() * 4 + ceil_div(tickets, 4) * 16);
 }
 
+std::size_t direct_mma_max_shared(std::size_t shared_optin) {
+    return shared_optin ? shared_optin : k_direct_mma_portable_shared;
+}
+
 std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
     const DirectMmaGeometry g = direct_mma_geometry(c, p);
     const int64_t elem = element_bytes(c.dtype);
@@ -134,7 +138,8 @@ LaunchPlan plan_direct_mma(const KernelConfig& c, const Problem& problem, int wa
     return plan;
 }
 
-SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_size) {
+SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_size,
+                              std::size_t shared_optin) {
     Reasons r;
     const std::vector<std::string> problem_errors = validate(p);
     if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
@@ -160,12 +165,13 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
     if (!detail::fits_int_offsets(p))
         r.fail("input / output / weight: over 2^31 elements; direct_mma kernels use 32-bit "
                "offsets");
-    if (direct_mma_shared_bytes(c, p) > k_direct_mma_max_shared)
+    if (const std::size_t cap = direct_mma_max_shared(shared_optin);
+        direct_mma_shared_bytes(c, p) > cap)
         r.fail("tile_m / tile_n: the ",
                c.variant == Variant::BwdWeight ? "halo, dOut rows and dW slice" : "halo and filter",
                " of a ", c.tile_m, "-pixel x ", c.tile_n, "-channel block need ",
-               direct_mma_shared_bytes(c, p), " bytes of shared memory, over ",
-               k_direct_mma_max_shared);
+               direct_mma_shared_bytes(c, p), " bytes of shared memory, over ", cap,
+               shared_optin ? " (the target's opt-in)" : " (the portable limit)");
     if (r.failed) return {false, r.text.str()};
     const LaunchPlan plan = plan_direct_mma(c, p, warp_size);
     if (plan.grid_z > 65535) return {false, "grid: z exceeds the launch limits"};

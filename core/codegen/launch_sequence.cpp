@@ -49,8 +49,9 @@ unsigned grid_stride_blocks(int64_t elements, unsigned threads, unsigned cap) {
 
 } // namespace
 
-LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_size) {
-    const SupportCheck support = is_supported(c, p, warp_size);
+LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_size,
+                             std::size_t shared_optin) {
+    const SupportCheck support = is_supported(c, p, warp_size, k_max_piece_elements, shared_optin);
     if (!support.ok)
         throw std::invalid_argument("unsupported (config, problem): " + support.reason);
     LaunchSequence seq;

@@ -64,8 +64,9 @@ struct LaunchSequence {
 };
 
 // Fails (std::invalid_argument naming the reason) for pairs is_supported rejects.
+// shared_optin as for is_supported.
 LaunchSequence plan_sequence(const KernelConfig& config, const Problem& problem,
-                             int warp_size = 32);
+                             int warp_size = 32, std::size_t shared_optin = 0);
 
 // Threads per block and block cap of the bwd_weight convert kernel (grid-stride loop).
 inline constexpr unsigned k_finish_threads = 256;

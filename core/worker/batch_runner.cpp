@@ -281,7 +281,8 @@ private:
         try {
             w.kernel = &kernel(w.cell->kernel);
             w.sizes = &sizes(w.cell->problem);
-            if (auto support = is_supported(w.kernel->config, *w.sizes, info_.warp_size);
+            if (auto support = is_supported(w.kernel->config, *w.sizes, info_.warp_size,
+                                            k_max_piece_elements, info_.shared_per_block_optin);
                 !support.ok)
                 w.unsupported = support.reason;
             else
@@ -289,7 +290,8 @@ private:
                 // kernel needs, the GEMM and a convert kernel (codegen/launch_sequence.h); all of
                 // it is timed.
                 w.launch.emplace(w.kernel->module,
-                                 plan_sequence(w.kernel->config, *w.sizes, info_.warp_size));
+                                 plan_sequence(w.kernel->config, *w.sizes, info_.warp_size,
+                                               info_.shared_per_block_optin));
         } catch (const GpuError& e) {
             keep_failure(w, e);
         } catch (const std::exception& e) {

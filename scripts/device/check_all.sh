@@ -8,7 +8,8 @@
 #              those GCONV_SAMPLE_FILTER keeps) verified on its test_validation sets
 #   classes    every bf16 pool of a direction on its baseline shapes (GCONV_CLASSES, default all
 #              six: forward_2d ... bwd_weight_3d) with cuDNN in the same run, then
-#              `report.py --classes` over all of them (best of all pools)
+#              `report.py --classes` over all of them (best of all pools; GCONV_CLASS_POOLS, a
+#              bash regex, keeps the pools whose config name matches it)
 #   mma_verify scripts/device/verify_direct_mma.sh with GCONV_VERIFY_ONLY=1 for every direction,
 #              2D and 3D (every direct_mma pool on its test_validation set and extra shapes)
 #   compile    bench/compile_time.py over whole pools (GCONV_COMPILE_CONFIGS, default forward_bf16,
@@ -53,6 +54,7 @@ classes() {
     esac
     for cfg in $pools; do
       [ -f configs/$cfg.json ] || continue
+      [[ $cfg =~ ${GCONV_CLASS_POOLS:-.} ]] || continue
       $bench --variant $v --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
         --baseline cudnn --config configs/$cfg.json --problems-file bench/baselines/baseline_$set.json \
         --output "$1/base_${set}_$cfg.csv" 2>&1 | tail -1

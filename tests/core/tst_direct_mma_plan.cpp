@@ -509,6 +509,39 @@ private slots:
         QVERIFY(is_supported(c, wide).ok);
     }
 
+    // The target's opt-in where it is known, 96 KiB where it is not.
+    void shared_memory_cap_follows_the_target() {
+        const auto& specs = default_arch_specs();
+        auto optin = [&](const char* arch) {
+            return std::size_t(specs.get(arch).shared_memory_per_block_optin);
+        };
+        QCOMPARE(direct_mma_max_shared(0), std::size_t{96 * 1024});
+        QCOMPARE(direct_mma_max_shared(optin("sm_80")), std::size_t{163 * 1024});
+        QCOMPARE(direct_mma_max_shared(optin("sm_89")), std::size_t{99 * 1024});
+        QCOMPARE(direct_mma_max_shared(optin("sm_90")), std::size_t{227 * 1024});
+
+        // g4_128_3d's shapes: C/G 32, a 3x3x3 filter. bwd_weight's dW slice is 32 x 27 x 32
+        // fp32 (110592 bytes); a forward walk of four 28-pixel rows holds 4 planes of halo and
+        // the 55 KB filter.
+        Problem p = grouped3d(128, 4, 16, 28);
+        KernelConfig w = weight_base(32);
+        w.ndim_spatial = 3, w.tile_m = 56, w.wave_m = 8, w.warp_tile_m = 112;
+        KernelConfig f = mma_base(32);
+        f.ndim_spatial = 3, f.tile_m = 112, f.tile_n = 32, f.wave_m = 8, f.warp_tile_m = 16;
+        f.double_smem_buffer = true;
+        for (const KernelConfig& k : {w, f}) {
+            QVERIFY(direct_mma_shared_bytes(k, p) > 96 * 1024);
+            QVERIFY(direct_mma_shared_bytes(k, p) <= direct_mma_max_shared(optin("sm_90")));
+            const SupportCheck portable = is_supported(k, p);
+            QVERIFY(!portable.ok && portable.reason.find("portable") != std::string::npos);
+            QVERIFY(is_supported(k, p, 32, k_max_piece_elements, optin("sm_90")).ok);
+            QVERIFY(is_supported(k, p, 32, k_max_piece_elements, 100 * 1000).reason.find(
+                        "the target's opt-in") != std::string::npos);
+            QCOMPARE(plan_sequence(k, p, 32, optin("sm_90")).steps.empty(), false);
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, plan_sequence(k, p));
+        }
+    }
+
     void shipped_pool_runs_every_small_group_baseline_shape() {
         for (const char* dir : {"forward", "bwd_data", "bwd_weight"})
             for (const char* dims : {"2d", "3d"}) shipped_pool_runs_small_group_shapes(dir, dims);
@@ -534,18 +567,17 @@ private:
         const auto set = load_problem_set(
             test::source_path("bench/baselines/baseline_" + dir + "_" + dims + ".json")
                 .toStdString());
-        // The 3D bwd_weight pool stops at C/G 24: a C/G 32 block's dW slice of a 3x3x3 filter
-        // is over the shared-memory cap.
-        const int64_t widest = dims == "3d" && dir == "bwd_weight" ? 24 : 32;
+        const auto optin = std::size_t(specs.get("sm_90").shared_memory_per_block_optin);
         int small = 0;
         for (const auto& p : set.problems) {
-            if (p.c_per_group() < 4 || p.c_per_group() > widest ||
+            if (p.c_per_group() < 4 || p.c_per_group() > 32 ||
                 p.k_per_group() != p.c_per_group())
                 continue;
             if (dir == "bwd_data" && p.stride_h > 1) continue; // bwd_data: stride 1 only
             ++small;
             int supported = 0;
-            for (const auto& k : pool.kernels) supported += is_supported(k, p).ok ? 1 : 0;
+            for (const auto& k : pool.kernels)
+                supported += is_supported(k, p, 32, k_max_piece_elements, optin).ok ? 1 : 0;
             QVERIFY2(supported >= 4, qPrintable(QString::fromStdString(p.key())));
         }
         QVERIFY(small >= (dims == "3d" ? 1 : 5));

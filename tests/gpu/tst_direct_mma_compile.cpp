@@ -95,12 +95,17 @@ private slots:
         for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight})
             for (int dims : {2, 3}) {
                 if (dims == 2 && v != Variant::BwdWeight) continue; // the tests above
-                for (int cpg : {4, 8, 32}) {
-                    KernelConfig c =
-                        mma_config(DataType::BF16, cpg, v == Variant::BwdWeight ? 64 : 32);
+                for (int cpg : {4, 8, 32, 33}) {
+                    // 33: C/G 32 with bwd_weight's widest warp (7 pairs, 112 accumulators).
+                    if (cpg == 33 && (v != Variant::BwdWeight || dims != 3)) continue;
+                    const int width = std::min(cpg, 32);
+                    KernelConfig c = mma_config(DataType::BF16, width,
+                                                v != Variant::BwdWeight ? 32
+                                                : cpg == 33             ? 112
+                                                                        : 64);
                     c.variant = v;
                     c.ndim_spatial = dims;
-                    c.double_smem_buffer = cpg != 4;
+                    c.double_smem_buffer = width != 4;
                     if (v == Variant::BwdWeight)
                         c.split_k = 16, c.split_k_mode = SplitKMode::Atomic, c.tile_m = 56;
                     auto request = jit::kernel_compile_request(c, "sm_90");
@@ -115,7 +120,7 @@ private slots:
                                                                jit::log_head(result.log, 12))));
                 }
             }
-        QCOMPARE(compiled, 12);
+        QCOMPARE(compiled, 13);
     }
 
     void a_broken_direct_mma_source_fails() {
