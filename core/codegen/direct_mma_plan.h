@@ -18,8 +18,10 @@ int direct_mma_unit_channels(const KernelConfig& config);
 // The warp tile n a direct_mma kernel carries: its unit's output channels.
 int direct_mma_warp_tile_n(int c_per_group);
 
-// bwd_data (stride 1) runs as the forward kernel of its view (codegen/forward_view.h):
-// geometry, shared memory and grids below are of launched_problem(config, problem).
+// bwd_data runs as the forward kernel of its phase views (codegen/forward_view.h, one per
+// phase of the stride): geometry and tiles per block below are of the first phase
+// (launched_problem), shared memory the most any phase needs, and the grid holds every phase's
+// blocks (x = the most blocks of a phase x phases, the phase fastest).
 
 // Per-problem block geometry; gconv_direct_mma.h's geometry() is the same formula.
 // A tile is TH x TW output pixels of one image (3D: of one output plane); its halo spans the
@@ -70,6 +72,9 @@ std::string generate_direct_mma_source(const KernelConfig& config);
 namespace detail {
 SupportCheck check_direct_mma(const KernelConfig& config, const Problem& problem, int warp_size,
                               std::size_t shared_optin);
+// bwd_data: every phase view (forward_view.h bwd_data_phases) as the forward kernel's problem.
+SupportCheck check_direct_mma_phases(const KernelConfig& config, const Problem& problem,
+                                     int warp_size, std::size_t shared_optin);
 LaunchPlan plan_direct_mma(const KernelConfig& config, const Problem& problem, int warp_size);
 } // namespace detail
 

@@ -13,6 +13,7 @@
 #include "problem/problem.h"
 
 #include <string>
+#include <vector>
 
 namespace gconv {
 
@@ -22,12 +23,32 @@ bool runs_forward_view(const KernelConfig& config);
 KernelConfig forward_twin(const KernelConfig& config);
 // The forward problem of a stride-1 bwd_data problem (2D and 3D).
 Problem forward_view(const Problem& problem);
-// The problem a kernel's main launch computes: the view for runs_forward_view(config), else
-// the problem itself.
+// The problem a kernel's main launch computes: the view for runs_forward_view(config) (direct_mma:
+// the first of its phase views, bwd_data_phases), else the problem itself.
 Problem launched_problem(const KernelConfig& config, const Problem& problem);
 // Why the view cannot compute `problem` (a stride above 1, a pad above (taps - 1) x dilation),
 // naming the field; empty when it can.
 std::string forward_view_refusal(const Problem& problem);
+
+// bwd_data with stride s > 1 along H or W as s_h x s_w forward convolutions of dOut (direct_mma):
+// phase (rh, rw) computes the dIn pixels (rh + s_h i, rw + s_w j), which read the stored taps
+// y = qh + s_h t (qh = (rh + pad_h) mod s_h) from dOut rows i + (rh + pad_h - qh) / s_h - t: a
+// forward convolution of dOut with those taps rotated, padded by taps - 1 - (rh + pad_h - qh) /
+// s_h before its first row. Along a dimension of stride 1 the phase is the view above. `view`
+// is that convolution as a problem: its input extent counts the zero rows and columns past dOut's
+// end that its last outputs read, so view.Ho() / Wo() are the phase's dIn rows / columns (the
+// kernel reads dOut with its real extent; gconv_direct_mma.h bwd_data_view is the device side).
+struct ViewPhase {
+    Problem view;
+    int64_t rh = 0, rw = 0; // the phase: first dIn row and column
+    int64_t qh = 0, qw = 0; // its first stored tap row and column (0 along stride 1)
+};
+// The phases in launch order (rh * stride_w + rw): one for a stride-1 problem.
+std::vector<ViewPhase> bwd_data_phases(const Problem& problem);
+// Why the phases cannot compute `problem` (stride along depth, dilation with a stride, a stride
+// above the filter, a pad or an image too small for a phase), naming the field; empty when they
+// can.
+std::string bwd_data_phases_refusal(const Problem& problem);
 
 // The view filter's writer: entry name, threads per block and block cap of its grid-stride loop.
 std::string_view rotate_filter_entry_name();

@@ -157,6 +157,7 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
         // Refuse in the problem's own terms first; the rest is the forward kernel's check.
         const std::vector<std::string> problem_errors = validate(p);
         if (!problem_errors.empty()) return {false, "problem: " + problem_errors.front()};
+        if (is_direct_mma(c)) return detail::check_direct_mma_phases(c, p, warp_size, shared_optin);
         if (std::string why = forward_view_refusal(p); !why.empty()) return {false, why};
         SupportCheck view =
             is_supported(forward_twin(c), forward_view(p), warp_size, max_piece_elements,
@@ -374,6 +375,7 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
 
 LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
                        int64_t max_piece_elements) {
+    if (is_direct_mma(c)) return detail::plan_direct_mma(c, p, warp_size);
     if (runs_forward_view(c))
         return plan_launch(forward_twin(c), forward_view(p), warp_size, max_piece_elements);
     if (is_direct(c)) return detail::plan_direct(c, p, warp_size);
@@ -417,9 +419,11 @@ ConvParams make_params(const Problem& p, const void* in, const void* wei, void* 
 
 ConvParams make_params(const KernelConfig& c, const Problem& p, const void* in, const void* wei,
                        void* out, int64_t max_piece_elements) {
-    if (runs_forward_view(c))
+    // direct_mma's bwd_data derives its phase views itself from the bwd_data problem.
+    if (runs_forward_view(c) && !is_direct_mma(c))
         return make_params(forward_twin(c), forward_view(p), in, wei, out, max_piece_elements);
     ConvParams q = make_params(p, in, wei, out);
+    if (is_direct_mma(c)) return q;
     if (c.variant == Variant::BwdData) {
         q.m_tiles_per_piece = static_cast<int>(detail::bwd_data_tiles_per_phase(c, p));
         return q;

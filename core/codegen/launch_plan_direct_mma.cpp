@@ -83,6 +83,12 @@ std::size_t direct_mma_max_shared(std::size_t shared_optin) {
 }
 
 std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
+    if (runs_forward_view(c)) {
+        std::size_t most = 0;
+        for (const ViewPhase& ph : bwd_data_phases(p))
+            most = std::max(most, direct_mma_shared_bytes(forward_twin(c), ph.view));
+        return most;
+    }
     const DirectMmaGeometry g = direct_mma_geometry(c, p);
     const int64_t elem = element_bytes(c.dtype);
     if (c.variant == Variant::BwdWeight) {
@@ -116,6 +122,22 @@ std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
 namespace detail {
 
 LaunchPlan plan_direct_mma(const KernelConfig& c, const Problem& problem, int warp_size) {
+    if (runs_forward_view(c)) {
+        // Every phase's blocks in one grid, the phase fastest along x (gconv_direct_mma.h).
+        const std::vector<ViewPhase> phases = bwd_data_phases(problem);
+        LaunchPlan plan;
+        int64_t most = 0;
+        for (const ViewPhase& ph : phases) {
+            const LaunchPlan q = plan_direct_mma(forward_twin(c), ph.view, warp_size);
+            if (q.grid_x == 0) return q; // over the limits: check_xy_grid refuses it
+            most = std::max<int64_t>(most, q.grid_x);
+            plan.grid_y = q.grid_y, plan.grid_z = q.grid_z, plan.block_threads = q.block_threads;
+            plan.shared_bytes = std::max(plan.shared_bytes, q.shared_bytes);
+        }
+        const int64_t x = most * static_cast<int64_t>(phases.size());
+        plan.grid_x = x > k_max_int ? 0u : static_cast<unsigned>(x);
+        return plan;
+    }
     LaunchPlan plan;
     const Problem p = launched_problem(c, problem);
     const DirectMmaGeometry g = direct_mma_geometry(c, problem);
@@ -176,6 +198,25 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
     const LaunchPlan plan = plan_direct_mma(c, p, warp_size);
     if (plan.grid_z > 65535) return {false, "grid: z exceeds the launch limits"};
     return detail::check_xy_grid(plan);
+}
+
+SupportCheck check_direct_mma_phases(const KernelConfig& c, const Problem& p, int warp_size,
+                                     std::size_t shared_optin) {
+    if (std::string why = bwd_data_phases_refusal(p); !why.empty()) return {false, why};
+    const std::vector<ViewPhase> phases = bwd_data_phases(p);
+    for (const ViewPhase& ph : phases) {
+        SupportCheck s = check_direct_mma(forward_twin(c), ph.view, warp_size, shared_optin);
+        if (!s.ok) {
+            s.reason += " (bwd_data as the forward convolution of dOut: dOut is its input, dIn "
+                        "its output";
+            if (phases.size() > 1)
+                s.reason += "; phase " + std::to_string(ph.rh) + "," + std::to_string(ph.rw) +
+                            " of the stride";
+            s.reason += ")";
+            return s;
+        }
+    }
+    return detail::check_xy_grid(plan_direct_mma(c, p, warp_size));
 }
 
 } // namespace detail

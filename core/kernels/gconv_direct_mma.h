@@ -123,6 +123,66 @@ GCONV_DEVICE int output_pixel(const ConvParams& p, const TileCoord& t, int oh, i
     return (plane * p.Ho + oh) * p.Wo + ow;
 }
 
+// Where the view's outputs land and which stored taps its filter reads. Forward: the identity.
+// bwd_data (the kernel's params are the bwd_data problem's; codegen/forward_view.h): dIn is the
+// forward convolution of dOut, one per phase of the stride: phase (rh, rw) computes the dIn
+// pixels (rh + sh * i, rw + sw * j) of an H x W plane from its view taps, view tap (tz, ty, tx)
+// being stored tap (Z - 1 - tz, qh + sh * (Y' - 1 - ty), qw + sw * (X' - 1 - tx)) of the stored
+// Z x Y x X filter (stride 1: one phase, the filter rotated by 180 degrees).
+struct Phase {
+    int rh, rw, sh, sw, qh, qw, H, W;
+    int Z, Y, X; // the stored filter's taps
+};
+
+// One dimension of bwd_data's phase view: stride s, filter taps f, dilation d (1 when s > 1,
+// codegen checks), pad, phase r, dIn extent n. Sets the view's taps, pad and output extent and
+// the first stored tap q.
+GCONV_DEVICE void view_dim(int s, int f, int d, int pad, int r, int n, int& taps, int& vpad,
+                           int& vout, int& q) {
+    if (s == 1) {
+        taps = f, vpad = (f - 1) * d - pad, vout = n, q = 0;
+        return;
+    }
+    q = (r + pad) % s;
+    taps = (f - q + s - 1) / s;
+    vpad = taps - 1 - (r + pad - q) / s;
+    vout = n > r ? (n - r + s - 1) / s : 0;
+}
+
+// The view of phase `phase` (rh * stride_w + rw) of the bwd_data problem p.
+GCONV_DEVICE void bwd_data_view(const ConvParams& p, int phase, ConvParams& v, Phase& ph) {
+    v = p;
+    v.C = p.K, v.K = p.C;
+    v.c_per_group = p.k_per_group, v.k_per_group = p.c_per_group;
+    v.Di = p.Do, v.Hi = p.Ho, v.Wi = p.Wo;
+    v.Do = p.Di;
+    v.pad_d = (p.Z - 1) * p.dilation_d - p.pad_d; // stride_d is 1 (codegen checks)
+    ph.rh = phase / p.stride_w, ph.rw = phase - ph.rh * p.stride_w;
+    ph.sh = p.stride_h, ph.sw = p.stride_w;
+    view_dim(p.stride_h, p.Y, p.dilation_h, p.pad_h, ph.rh, p.Hi, v.Y, v.pad_h, v.Ho, ph.qh);
+    view_dim(p.stride_w, p.X, p.dilation_w, p.pad_w, ph.rw, p.Wi, v.X, v.pad_w, v.Wo, ph.qw);
+    v.stride_d = v.stride_h = v.stride_w = 1;
+    ph.H = p.Hi, ph.W = p.Wi;
+    ph.Z = p.Z, ph.Y = p.Y, ph.X = p.X;
+}
+
+GCONV_DEVICE Phase identity_phase(const ConvParams& p) {
+    Phase ph;
+    ph.rh = ph.rw = ph.qh = ph.qw = 0;
+    ph.sh = ph.sw = 1;
+    ph.H = p.Ho, ph.W = p.Wo;
+    ph.Z = p.Z, ph.Y = p.Y, ph.X = p.X;
+    return ph;
+}
+
+// Stored tap index of view tap vt of the view v (see Phase).
+GCONV_DEVICE int stored_tap(const ConvParams& v, const Phase& ph, int vt) {
+    const int tz = vt / (v.Y * v.X), rest = vt - tz * v.Y * v.X;
+    const int ty = rest / v.X, tx = rest - ty * v.X;
+    const int y = ph.qh + ph.sh * (v.Y - 1 - ty), x = ph.qw + ph.sw * (v.X - 1 - tx);
+    return ((ph.Z - 1 - tz) * ph.Y + y) * ph.X + x;
+}
+
 // Byte offset into the halo of the reduction's 8-channel half h (tap * UC + channel c0):
 // taps run x fastest, then y, then z (GKZYXC); padding halves read tap 0.
 template <class S> GCONV_DEVICE int tap_offset(const ConvParams& p, const Geometry& g, int h) {
@@ -202,8 +262,9 @@ GCONV_DEVICE void load_halo(const ConvParams& p, const Geometry& g, typename S::
 // its halo offset and (row << 16 | column) in the tile, -1 for padding rows. Rows go to
 // warps and columns to lanes, so no index needs a run-time division.
 template <class S>
-GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename S::T* ws, int* koff,
-                               int* pix, int* rc, int ch0, int present) {
+GCONV_DEVICE void stage_tables(const ConvParams& p, const Phase& ph, const Geometry& g,
+                               typename S::T* ws, int* koff, int* pix, int* rc, int ch0,
+                               int present) {
     typedef typename S::T T;
     const int tid = static_cast<int>(threadIdx.x);
     const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
@@ -212,19 +273,21 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename 
     const int krr = g.taps * S::CPG; // one output channel's filter in GKYXC
     if constexpr (S::CPG % 8 == 0 && S::VIEW_FILTER) {
         // The view's filter row (g, k) holds at column (tap t, channel c) the stored
-        // w[(g, c)][taps - 1 - t][k]. A thread moves one 8 x 8 block: 8 stored rows (c0 + i,
+        // w[(g, c)][stored_tap(t)][k]. A thread moves one 8 x 8 block: 8 stored rows (c0 + i,
         // stored tap) of 8 k's each, transposed in registers into 8 view rows (k0 + j) of 8 c's.
         constexpr int B8 = S::CPG / 8;
         const int units = present / S::UC;
+        const int stored = ph.Z * ph.Y * ph.X;
         for_each_vector<S::THREADS>(units * B8 * g.taps, B8, [&](int row, int kb) {
             const int u = row / (B8 * g.taps), rest = row - u * B8 * g.taps;
-            const int cb = rest / g.taps, st = rest - cb * g.taps;
-            const T* src = w + ((ch0 + u * S::UC + cb * 8) * g.taps + st) * S::CPG + kb * 8;
+            const int cb = rest / g.taps, vt = rest - cb * g.taps;
+            const int st = stored_tap(p, ph, vt);
+            const T* src = w + ((ch0 + u * S::UC + cb * 8) * stored + st) * S::CPG + kb * 8;
             Raw<16> a[8];
 #pragma unroll
             for (int i = 0; i < 8; ++i)
-                a[i] = *reinterpret_cast<const Raw<16>*>(src + i * g.taps * S::CPG);
-            T* dst = ws + (u * S::UC + kb * 8) * g.wstride + (g.taps - 1 - st) * S::UC + cb * 8;
+                a[i] = *reinterpret_cast<const Raw<16>*>(src + i * stored * S::CPG);
+            T* dst = ws + (u * S::UC + kb * 8) * g.wstride + vt * S::UC + cb * 8;
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
                 Raw<16> y;
@@ -264,15 +327,15 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Geometry& g, typename 
             for (int tap = lane; tap < g.taps; tap += GCONV_WARP_SIZE) {
                 Raw<16> v = Raw<16>::zero();
                 if (ok && S::VIEW_FILTER) {
-                    // The view's (row, tap, c) is the stored w[(g, c)][taps - 1 - tap][k].
+                    // The view's (row, tap, c) is the stored w[(g, c)][stored_tap(tap)][k].
                     const int ch = ch0 + row, gk = ch - ch % S::CPG, k = ch - gk;
+                    const int stored = ph.Z * ph.Y * ph.X, st = stored_tap(p, ph, tap);
                     const u16* wb = reinterpret_cast<const u16*>(w);
 #pragma unroll
                     for (int col = 0; col < 8; ++col)
                         if (col / S::CPG == rg)
                             v.v[col / 2] |=
-                                u32{wb[((gk + col % S::CPG) * g.taps + g.taps - 1 - tap) * S::CPG +
-                                       k]}
+                                u32{wb[((gk + col % S::CPG) * stored + st) * S::CPG + k]}
                                 << ((col & 1) * 16);
                 } else if (ok) {
                     const Raw<S::CPG* 2> r =
@@ -359,7 +422,7 @@ template <bool IS_HALF> GCONV_DEVICE u32 pack2(float lo, float hi) {
 // One tile out of a loaded halo: items of (MF m16 fragments) x (one unit), every kWarps-th to
 // this warp; the fragments of k16 step s + 1 are fetched before the MMAs of step s.
 template <class Cfg>
-GCONV_DEVICE void compute_tile(const ConvParams& p, const Geometry& g,
+GCONV_DEVICE void compute_tile(const ConvParams& p, const Phase& ph, const Geometry& g,
                                const typename Shape<Cfg>::T* halo, const typename Shape<Cfg>::T* ws,
                                const int* koff, const int* pix, const int* rc, int tile, int ch0,
                                int units) {
@@ -369,7 +432,10 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Geometry& g,
     const int warp = static_cast<int>(threadIdx.x) / GCONV_WARP_SIZE;
     const TileCoord t = tile_coord<S>(p, g, tile);
     const int oh0 = t.oh0, ow0 = t.ow0;
-    const int base = output_pixel<S>(p, t, oh0, ow0); // output pixel of tile row 0, column 0
+    // Output pixel of tile row 0, column 0, and the steps of a row and a column (NDHW order).
+    const int plane = S::D3 ? t.n * p.Do + t.od : t.n;
+    const int base = (plane * ph.H + ph.rh + ph.sh * oh0) * ph.W + ph.rw + ph.sw * ow0;
+    const int row_step = ph.sh * ph.W, col_step = ph.sw;
     T* out = static_cast<T*>(p.out);
     const u32 hbase = arch::shared_address(halo), wbase = arch::shared_address(ws);
     const int items = g.m_items * units;
@@ -441,7 +507,8 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Geometry& g,
                 const int packed = rc[(mi * S::MF + f) * 16 + lane / 4 + half * 8];
                 const int r = packed >> 16, cc = packed & 0xffff;
                 if (packed < 0 || oh0 + r >= p.Ho || ow0 + cc >= p.Wo) continue;
-                T* dst = out + (base + r * p.Wo + cc) * p.K + ch0 + u * S::UC + 2 * (lane % 4);
+                T* dst = out + (base + r * row_step + cc * col_step) * p.K + ch0 + u * S::UC +
+                         2 * (lane % 4);
 #pragma unroll
                 for (int j = 0; j < S::NF; ++j)
                     *reinterpret_cast<u32*>(dst + j * 8) =
@@ -456,7 +523,8 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Geometry& g,
 // A block walks tiles blockIdx.x, + gridDim.x, ... of its channel run (one tile without dsb).
 // With dsb the halo has two buffers and the copy of the next tile runs under the MMAs of this
 // one; the filter is staged once per block either way.
-template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
+template <class Cfg>
+GCONV_DEVICE void run(const ConvParams& p, const Phase& ph, int block, int blocks) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
     constexpr bool DSB = Cfg::kDoubleBuffer != 0;
@@ -474,9 +542,9 @@ template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
     int* pix = koff + g.kr / 8;
     int* rc = pix + g.m_items * S::MF * 16;
 
-    int tile = static_cast<int>(blockIdx.x);
-    const int stride = static_cast<int>(gridDim.x);
-    stage_tables<S>(p, g, ws, koff, pix, rc, ch0, present);
+    int tile = block;
+    const int stride = blocks;
+    stage_tables<S>(p, ph, g, ws, koff, pix, rc, ch0, present);
     if (tile < tiles) load_halo<S>(p, g, halo0, tile, ch0, present);
     arch::async_commit();
     for (int i = 0; tile < tiles; tile += stride, ++i) {
@@ -490,7 +558,7 @@ template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
             arch::async_wait<0>();
         }
         arch::barrier();
-        compute_tile<Cfg>(p, g, cur, ws, koff, pix, rc, tile, ch0, units);
+        compute_tile<Cfg>(p, ph, g, cur, ws, koff, pix, rc, tile, ch0, units);
         arch::barrier(); // every warp is done with `cur` before a copy overwrites it
         if constexpr (!DSB) {
             if (tile + stride < tiles) load_halo<S>(p, g, halo0, tile + stride, ch0, present);
@@ -551,7 +619,8 @@ template <class S> struct PlaneColumn {
 
 // Forward / bwd_data's plane walk: the filter and tables are staged once per block; the
 // reduction's halo offsets are rebuilt per plane from their in-plane part and tap plane.
-template <class Cfg> GCONV_DEVICE void run_planes(const ConvParams& p) {
+template <class Cfg>
+GCONV_DEVICE void run_planes(const ConvParams& p, const Phase& ph, int block, int blocks) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
     const Geometry g = geometry<S>(p);
@@ -571,15 +640,14 @@ template <class Cfg> GCONV_DEVICE void run_planes(const ConvParams& p) {
     int* kz = kin + halves; // its tap's plane in the halo (tz * dilation_d)
     const int tid = static_cast<int>(threadIdx.x);
 
-    stage_tables<S>(p, g, ws, koff, pix, rc, ch0, present);
+    stage_tables<S>(p, ph, g, ws, koff, pix, rc, ch0, present);
     for (int h = tid; h < halves; h += S::THREADS) {
         const int full = tap_offset<S>(p, g, h);
         kz[h] = full / plane_bytes;
         kin[h] = full - kz[h] * plane_bytes;
     }
     const int columns = PlaneColumn<S>::columns(p, g);
-    for (int col = static_cast<int>(blockIdx.x); col < columns;
-         col += static_cast<int>(gridDim.x)) {
+    for (int col = block; col < columns; col += blocks) {
         const PlaneColumn<S> c(p, g, halo, col, ch0, present);
         c.load_first();
         arch::async_commit();
@@ -590,17 +658,34 @@ template <class Cfg> GCONV_DEVICE void run_planes(const ConvParams& p) {
             for (int h = tid; h < halves; h += S::THREADS)
                 koff[h] = kin[h] + c.slot_bytes(od, kz[h]);
             arch::barrier();
-            compute_tile<Cfg>(p, g, halo, ws, koff, pix, rc, c.tile(od), ch0, units);
+            compute_tile<Cfg>(p, ph, g, halo, ws, koff, pix, rc, c.tile(od), ch0, units);
             arch::barrier(); // every warp is done with these planes and offsets
         }
     }
 }
 
-template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
+template <class Cfg>
+GCONV_DEVICE void run_view(const ConvParams& p, const Phase& ph, int block, int blocks) {
     if constexpr (Shape<Cfg>::D3 && Cfg::kDoubleBuffer != 0)
-        run_planes<Cfg>(p);
+        run_planes<Cfg>(p, ph, block, blocks);
     else
-        run<Cfg>(p);
+        run<Cfg>(p, ph, block, blocks);
+}
+
+// Forward: the problem itself. bwd_data: p is the bwd_data problem; grid x holds the stride's
+// phases fastest (block x = tile block * phases + phase), so the phases of a dIn region run side
+// by side and their interleaved stores meet in L2.
+template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
+    const int bx = static_cast<int>(blockIdx.x), gx = static_cast<int>(gridDim.x);
+    if constexpr (Shape<Cfg>::VIEW_FILTER) {
+        const int phases = p.stride_h * p.stride_w;
+        ConvParams v;
+        Phase ph;
+        bwd_data_view(p, bx % phases, v, ph);
+        run_view<Cfg>(v, ph, bx / phases, gx / phases);
+    } else {
+        run_view<Cfg>(p, identity_phase(p), bx, gx);
+    }
 }
 
 } // namespace direct_mma

@@ -16,7 +16,9 @@
 #include <QRandomGenerator>
 #include <QtTest>
 
+#include <array>
 #include <functional>
+#include <set>
 
 using namespace gconv;
 using test::joined;
@@ -229,12 +231,12 @@ private slots:
         auto reason = [&](Problem p) {
             return QString::fromStdString(is_supported(bwd, p).reason);
         };
-        QVERIFY(reason(grouped(256, 32, 28, 3, 2)).startsWith("stride"));
         Problem wide_pad = grouped(256, 32, 28, 3);
         wide_pad.pad_h = 3;
         QVERIFY(reason(wide_pad).startsWith("pad"));
         // One kernel: it reads dOut in the input slot and the stored filter (rotated and
-        // transposed while it stages it, no workspace), and writes dIn.
+        // transposed while it stages it, no workspace), and writes dIn; its argument is the
+        // bwd_data problem (the kernel derives the view).
         const Problem p = grouped(256, 32, 28);
         const LaunchSequence seq = plan_sequence(bwd, p);
         QCOMPARE(seq.steps.size(), std::size_t{1});
@@ -242,8 +244,8 @@ private slots:
         QCOMPARE(k.entry, std::string(kernel_entry_name()));
         QVERIFY(k.dout_as_input && k.stored_filter && !k.workspace_arg);
         QCOMPARE(seq.workspace_bytes, std::size_t{0});
-        QCOMPARE(int64_t{seq.params.C}, p.K);
-        QCOMPARE(int64_t{seq.params.Hi}, p.Ho());
+        QCOMPARE(int64_t{seq.params.C}, p.C);
+        QCOMPARE(int64_t{seq.params.Ho}, p.Ho());
         QVERIFY(!plan_sequence(mma_base(8), p).steps[0].kernel.stored_filter);
         const std::string source = generate_kernel_source(bwd);
         QVERIFY(source.find("kViewFilter = 1;") != std::string::npos);
@@ -252,6 +254,97 @@ private slots:
         QVERIFY(generate_kernel_source(forward_twin(bwd)).find("kViewFilter = 0;") !=
                 std::string::npos);
         QVERIFY(kernel_name(bwd) != kernel_name(mma_base(8)));
+    }
+
+    // bwd_data with a stride runs one forward convolution of dOut per phase of the stride: the
+    // phases' outputs are every dIn pixel once, and the (dIn row, stored tap, dOut row) triples
+    // they read are exactly the definition's (dIn row hi gets dOut row ho through tap y when
+    // hi + pad - y x dilation = ho x stride). Rows only: the columns follow the same code.
+    void bwd_data_phases_cover_every_din_pixel_and_tap_once() {
+        auto* rng = QRandomGenerator::global();
+        int checked = 0;
+        for (int trial = 0; trial < 400; ++trial) {
+            Problem p = grouped(64, 8, 1 + rng->bounded(20), 1 + rng->bounded(7));
+            p.Y = 1 + rng->bounded(7);
+            p.stride_h = 1 + rng->bounded(3);
+            p.dilation_h = p.stride_h == 1 ? 1 + rng->bounded(2) : 1;
+            p.pad_h = rng->bounded(static_cast<int>(p.Y));
+            if (!validate(p).empty() || !bwd_data_phases_refusal(p).empty()) continue;
+            ++checked;
+            std::set<std::array<int64_t, 3>> read, expected;
+            std::vector<int> hits(static_cast<std::size_t>(p.Hi), 0);
+            const auto phases = bwd_data_phases(p);
+            QCOMPARE(int64_t(phases.size()), p.stride_h * p.stride_w);
+            for (const ViewPhase& ph : phases) {
+                const Problem& v = ph.view;
+                QCOMPARE(v.stride_h, int64_t{1});
+                QVERIFY(v.pad_h >= 0);
+                for (int64_t i = 0; i < v.Ho(); ++i) {
+                    const int64_t hi = ph.rh + p.stride_h * i;
+                    QVERIFY(hi < p.Hi);
+                    ++hits[static_cast<std::size_t>(hi)];
+                    for (int64_t ty = 0; ty < v.Y; ++ty) {
+                        const int64_t ho = i - v.pad_h + ty * v.dilation_h;
+                        const int64_t y = ph.qh + p.stride_h * (v.Y - 1 - ty);
+                        QVERIFY(y < p.Y);
+                        if (ho >= 0 && ho < p.Ho()) QVERIFY(read.insert({hi, y, ho}).second);
+                    }
+                }
+            }
+            for (int h : hits) QCOMPARE(h, 1);
+            for (int64_t hi = 0; hi < p.Hi; ++hi)
+                for (int64_t y = 0; y < p.Y; ++y) {
+                    const int64_t num = hi + p.pad_h - y * p.dilation_h;
+                    if (num >= 0 && num % p.stride_h == 0 && num / p.stride_h < p.Ho())
+                        expected.insert({hi, y, num / p.stride_h});
+                }
+            QVERIFY2(read == expected, qPrintable(QString::fromStdString(p.key())));
+        }
+        QVERIFY(checked > 100);
+    }
+
+    // A stride-2 bwd_data problem runs in one launch: every phase's blocks on grid x (the phase
+    // fastest), shared memory for the largest phase; what the phases cannot do is refused by name.
+    void bwd_data_with_a_stride_plans_every_phase() {
+        KernelConfig bwd = mma_base(8);
+        bwd.variant = Variant::BwdData;
+        KernelConfig fwd = bwd;
+        fwd.variant = Variant::Forward;
+        for (int64_t f : {2, 3, 4, 5, 7}) {
+            Problem p = grouped(256, 32, 56, f, 2);
+            p.pad_h = p.pad_w = (f - 1) / 2;
+            QVERIFY2(is_supported(bwd, p).ok, is_supported(bwd, p).reason.c_str());
+            const auto phases = bwd_data_phases(p);
+            QCOMPARE(phases.size(), std::size_t{4});
+            unsigned most = 0;
+            std::size_t shared = 0;
+            for (const ViewPhase& ph : phases) {
+                const LaunchPlan q = plan_launch(fwd, ph.view);
+                most = std::max(most, q.grid_x);
+                shared = std::max(shared, q.shared_bytes);
+            }
+            const LaunchPlan plan = plan_launch(bwd, p);
+            QCOMPARE(plan.grid_x, 4 * most);
+            QCOMPARE(plan.shared_bytes, shared);
+            QCOMPARE(plan.grid_z, 1u);
+            QCOMPARE(direct_mma_shared_bytes(bwd, p), shared);
+            QCOMPARE(plan_sequence(bwd, p).steps.size(), std::size_t{1});
+        }
+        auto reason = [&](Problem p) {
+            return QString::fromStdString(is_supported(bwd, p).reason);
+        };
+        QVERIFY(reason(grouped(256, 32, 28, 1, 2)).startsWith("stride_h"));
+        Problem dilated = grouped(256, 32, 28, 3, 2);
+        dilated.dilation_w = 2;
+        QVERIFY(reason(dilated).startsWith("dilation_w"));
+        Problem deep = grouped3d(256, 32, 8, 28);
+        deep.stride_d = 2;
+        KernelConfig bwd3 = bwd;
+        bwd3.ndim_spatial = 3;
+        QVERIFY(QString::fromStdString(is_supported(bwd3, deep).reason).startsWith("stride_d"));
+        Problem deep_ok = grouped3d(256, 32, 8, 28);
+        deep_ok.stride_h = deep_ok.stride_w = 2;
+        QVERIFY2(is_supported(bwd3, deep_ok).ok, is_supported(bwd3, deep_ok).reason.c_str());
     }
 
     void tiles_cover_every_output_and_halos_every_input_read() {
