@@ -66,6 +66,11 @@ std::size_t direct_mma_shared_bytes(const KernelConfig& config, const Problem& p
 inline constexpr std::size_t k_direct_mma_portable_shared = 96 * 1024;
 std::size_t direct_mma_max_shared(std::size_t shared_optin);
 
+// bwd_data with a stride runs this entry of its module (all phases in one launch, the kernel
+// argument the bwd_data problem); stride 1 runs the main entry on the host's view.
+std::string_view direct_mma_phases_entry_name();
+bool direct_mma_runs_phases(const KernelConfig& config, const Problem& problem);
+
 // The generated translation unit of a direct_mma kernel.
 std::string generate_direct_mma_source(const KernelConfig& config);
 

@@ -46,6 +46,11 @@ std::string generate_direct_mma_source(const KernelConfig& c) {
          "code\");\n\n";
     write_entry_points(s, view ? forward_twin(c) : c, warps,
                        {"gconv::direct_mma::forward", {}, "gconv::direct_mma::bwd_weight"});
+    if (view)
+        s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
+          << ", " << c.block_per_cu << ")\n"
+          << direct_mma_phases_entry_name() << "(gconv::ConvParams p) {\n"
+          << "    gconv::direct_mma::bwd_data_phases<GconvConfig>(p);\n}\n";
     return s.str();
 }
 

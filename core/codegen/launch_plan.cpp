@@ -419,11 +419,11 @@ ConvParams make_params(const Problem& p, const void* in, const void* wei, void* 
 
 ConvParams make_params(const KernelConfig& c, const Problem& p, const void* in, const void* wei,
                        void* out, int64_t max_piece_elements) {
-    // direct_mma's bwd_data derives its phase views itself from the bwd_data problem.
-    if (runs_forward_view(c) && !is_direct_mma(c))
+    // direct_mma's phases entry derives each phase's view itself from the bwd_data problem.
+    if (direct_mma_runs_phases(c, p)) return make_params(p, in, wei, out);
+    if (runs_forward_view(c))
         return make_params(forward_twin(c), forward_view(p), in, wei, out, max_piece_elements);
     ConvParams q = make_params(p, in, wei, out);
-    if (is_direct_mma(c)) return q;
     if (c.variant == Variant::BwdData) {
         q.m_tiles_per_piece = static_cast<int>(detail::bwd_data_tiles_per_phase(c, p));
         return q;

@@ -50,6 +50,14 @@ DirectMmaGeometry direct_mma_geometry(const KernelConfig& c, const Problem& prob
     return g;
 }
 
+std::string_view direct_mma_phases_entry_name() {
+    return "gconv_phases";
+}
+
+bool direct_mma_runs_phases(const KernelConfig& c, const Problem& p) {
+    return runs_forward_view(c) && is_direct_mma(c) && p.stride_h * p.stride_w > 1;
+}
+
 bool direct_mma_walks_planes(const KernelConfig& c) {
     return c.double_smem_buffer && c.ndim_spatial == 3;
 }

@@ -92,8 +92,9 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
             k_rotate_filter_threads, 0, true));
     }
     // Direct forward modules hold entries specialised by filter size; the problem picks one.
-    const std::string entry =
-        is_direct(c) ? direct_entry_name(c, p) : std::string(kernel_entry_name());
+    const std::string entry = is_direct(c)                 ? direct_entry_name(c, p)
+                              : direct_mma_runs_phases(c, p) ? std::string(direct_mma_phases_entry_name())
+                                                             : std::string(kernel_entry_name());
     seq.steps.push_back(kernel_step(entry, plan.grid_x, plan.grid_y, plan.grid_z,
                                     plan.block_threads, plan.shared_bytes, backward && !view));
     seq.steps.back().kernel.dout_as_input = view;

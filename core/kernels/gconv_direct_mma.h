@@ -177,6 +177,7 @@ GCONV_DEVICE Phase identity_phase(const ConvParams& p) {
 
 // Stored tap index of view tap vt of the view v (see Phase).
 GCONV_DEVICE int stored_tap(const ConvParams& v, const Phase& ph, int vt) {
+    if (ph.sh == 1 && ph.sw == 1) return v.Z * v.Y * v.X - 1 - vt; // the rotation
     const int tz = vt / (v.Y * v.X), rest = vt - tz * v.Y * v.X;
     const int ty = rest / v.X, tx = rest - ty * v.X;
     const int y = ph.qh + ph.sh * (v.Y - 1 - ty), x = ph.qw + ph.sw * (v.X - 1 - tx);
@@ -672,20 +673,24 @@ GCONV_DEVICE void run_view(const ConvParams& p, const Phase& ph, int block, int 
         run<Cfg>(p, ph, block, blocks);
 }
 
-// Forward: the problem itself. bwd_data: p is the bwd_data problem; grid x holds the stride's
-// phases fastest (block x = tile block * phases + phase), so the phases of a dIn region run side
-// by side and their interleaved stores meet in L2.
+// Forward, and stride-1 bwd_data on its view (the host's: p is the view, the stored filter read
+// rotated). p stays in the parameter bank, so it costs no registers.
 template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
+    run_view<Cfg>(p, identity_phase(p), static_cast<int>(blockIdx.x),
+                  static_cast<int>(gridDim.x));
+}
+
+// bwd_data with a stride (entry gconv_phases): p is the bwd_data problem; each block derives its
+// phase's view. Grid x holds the phases fastest (block x = tile block * phases + phase), so the
+// phases of a dIn region run side by side and their interleaved stores meet in L2.
+template <class Cfg> GCONV_DEVICE void bwd_data_phases(const ConvParams& p) {
+    static_assert(Shape<Cfg>::VIEW_FILTER, "the phases read the stored filter");
     const int bx = static_cast<int>(blockIdx.x), gx = static_cast<int>(gridDim.x);
-    if constexpr (Shape<Cfg>::VIEW_FILTER) {
-        const int phases = p.stride_h * p.stride_w;
-        ConvParams v;
-        Phase ph;
-        bwd_data_view(p, bx % phases, v, ph);
-        run_view<Cfg>(v, ph, bx / phases, gx / phases);
-    } else {
-        run_view<Cfg>(p, identity_phase(p), bx, gx);
-    }
+    const int phases = p.stride_h * p.stride_w;
+    ConvParams v;
+    Phase ph;
+    bwd_data_view(p, bx % phases, v, ph);
+    run_view<Cfg>(v, ph, bx / phases, gx / phases);
 }
 
 } // namespace direct_mma

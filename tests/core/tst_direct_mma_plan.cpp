@@ -236,7 +236,7 @@ private slots:
         QVERIFY(reason(wide_pad).startsWith("pad"));
         // One kernel: it reads dOut in the input slot and the stored filter (rotated and
         // transposed while it stages it, no workspace), and writes dIn; its argument is the
-        // bwd_data problem (the kernel derives the view).
+        // view (stride 1).
         const Problem p = grouped(256, 32, 28);
         const LaunchSequence seq = plan_sequence(bwd, p);
         QCOMPARE(seq.steps.size(), std::size_t{1});
@@ -244,12 +244,16 @@ private slots:
         QCOMPARE(k.entry, std::string(kernel_entry_name()));
         QVERIFY(k.dout_as_input && k.stored_filter && !k.workspace_arg);
         QCOMPARE(seq.workspace_bytes, std::size_t{0});
-        QCOMPARE(int64_t{seq.params.C}, p.C);
-        QCOMPARE(int64_t{seq.params.Ho}, p.Ho());
+        QCOMPARE(int64_t{seq.params.C}, p.K);
+        QCOMPARE(int64_t{seq.params.Hi}, p.Ho());
         QVERIFY(!plan_sequence(mma_base(8), p).steps[0].kernel.stored_filter);
         const std::string source = generate_kernel_source(bwd);
         QVERIFY(source.find("kViewFilter = 1;") != std::string::npos);
         QVERIFY(source.find("gconv::direct_mma::forward<GconvConfig>(p)") != std::string::npos);
+        QVERIFY(source.find(std::string(direct_mma_phases_entry_name()) + "(gconv::ConvParams p)") !=
+                std::string::npos);
+        QVERIFY(generate_kernel_source(forward_twin(bwd)).find("bwd_data_phases") ==
+                std::string::npos);
         QVERIFY(source.find(std::string(rotate_filter_entry_name())) == std::string::npos);
         QVERIFY(generate_kernel_source(forward_twin(bwd)).find("kViewFilter = 0;") !=
                 std::string::npos);
@@ -328,7 +332,14 @@ private slots:
             QCOMPARE(plan.shared_bytes, shared);
             QCOMPARE(plan.grid_z, 1u);
             QCOMPARE(direct_mma_shared_bytes(bwd, p), shared);
-            QCOMPARE(plan_sequence(bwd, p).steps.size(), std::size_t{1});
+            // The phases entry, with the bwd_data problem as its argument.
+            const LaunchSequence seq = plan_sequence(bwd, p);
+            QCOMPARE(seq.steps.size(), std::size_t{1});
+            QCOMPARE(seq.steps[0].kernel.entry, std::string(direct_mma_phases_entry_name()));
+            QVERIFY(seq.steps[0].kernel.dout_as_input && seq.steps[0].kernel.stored_filter);
+            QCOMPARE(int64_t{seq.params.C}, p.C);
+            QCOMPARE(int64_t{seq.params.stride_h}, int64_t{2});
+            QCOMPARE(int64_t{seq.params.Hi}, p.Hi);
         }
         auto reason = [&](Problem p) {
             return QString::fromStdString(is_supported(bwd, p).reason);
