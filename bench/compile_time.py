@@ -58,8 +58,10 @@ def build(bench, config, variant, args, cache, out_dir, label):
                "--build-only", "--max-kernels", str(args.kernels), "--workers", str(args.workers),
                "--cache-dir", cache, "--progress", "jsonl", "--output", output]
     if args.sample:
-        command += ["--shard", args.sample,
+        command += ["--shard", args.sample, "--all-entries",
                     "--problems-file", sample_problems_file(variant, out_dir)]
+    elif args.problems:
+        command += ["--problems", args.problems]
     cpu_before, wall_before = children_cpu_seconds(), time.monotonic()
     p = subprocess.run(command, capture_output=True, text=True)
     cpu, wall = children_cpu_seconds() - cpu_before, time.monotonic() - wall_before
@@ -146,6 +148,10 @@ def main():
     ap.add_argument("--sample", metavar="I/N", default="",
                     help="a pseudo-random 1/N of the pool (gconv-bench --shard I/N over one "
                          "problem) instead of its first kernels")
+    ap.add_argument("--problems", default="",
+                    help="a problem set (registry key) the modules are built for: each holds "
+                         "only the optional entries its cells launch, as in a sweep over that "
+                         "set (default: no problems, every entry)")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--json", action="store_true", help="one JSON object per config")
     ap.add_argument("configs", nargs="+")

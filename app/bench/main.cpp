@@ -3,6 +3,7 @@
 // isolated gconv-worker processes, writing one CSV row per cell as it finishes.
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
+#include "codegen/launch_sequence.h"
 #include "config/arch_spec.h"
 #include "config/config_filter.h"
 #include "config/config_json.h"
@@ -97,6 +98,8 @@ CliArgs make_cli() {
              "the rest",
              ""},
             {"--build-only", "", "stop after the build phase", ""},
+            {"--all-entries", "",
+             "build every optional entry of each module (default: those the cells launch)", ""},
             {"--shard", "I/N",
              "run only shard I of N (1 <= I <= N): a cell belongs to shard 1 + hash(kernel name, "
              "problem key) mod N, whatever the pool's order or which kernels compile, so N hosts "
@@ -458,6 +461,17 @@ struct Sweep {
                     preload_wanted[cell.kernel] = true;
             early.emplace(options);
         }
+        // Each module holds the optional entries its cells launch (all of them without cells).
+        std::vector<ModuleEntries> entries;
+        if (!cells.empty() && !cli.has("--all-entries")) {
+            entries.assign(configs.size(), ModuleEntries{false, {}});
+            for (const BenchCell& cell : cells)
+                if (supported(cell).ok)
+                    note_entries(plan_sequence(configs[cell.kernel],
+                                               problems[cell.problem].problem, warp_size,
+                                               shared_optin),
+                                 entries[cell.kernel]);
+        }
         // Preloads go in small groups, so a worker loads while the build goes on.
         auto send_preloads = [&] {
             early->preload(to_preload);
@@ -488,7 +502,7 @@ struct Sweep {
                                 {"log", p.log_head}},
                                p.status == jit::BuildStatus::failed);
             },
-            &g_stop, on_built);
+            &g_stop, on_built, entries.empty() ? nullptr : &entries);
         if (early) send_preloads();
         provenance["toolchain"] = built.toolchain;
         provenance["build"] = {{"compiled", built.stats.compiled},

@@ -2,6 +2,7 @@
 // Geometry, support checks and grids of the tensor-core direct pipeline
 // (kernels/gconv_direct_mma.h): what tile_m / tile_n / tile_k and the warp tile mean there, shared
 // by rules.cpp, launch_plan.cpp and the generator.
+#include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
 
 #include <cstddef>
@@ -72,7 +73,7 @@ std::string_view direct_mma_phases_entry_name();
 bool direct_mma_runs_phases(const KernelConfig& config, const Problem& problem);
 
 // The generated translation unit of a direct_mma kernel.
-std::string generate_direct_mma_source(const KernelConfig& config);
+std::string generate_direct_mma_source(const KernelConfig& config, const ModuleEntries& entries);
 
 namespace detail {
 SupportCheck check_direct_mma(const KernelConfig& config, const Problem& problem, int warp_size,

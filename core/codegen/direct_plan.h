@@ -2,6 +2,7 @@
 // Geometry, support checks and grids of the direct-convolution pipeline (kernels/gconv_direct.h):
 // what tile_m / tile_n / tile_k and the vector mean there, shared by rules.cpp, launch_plan.cpp
 // and the generator.
+#include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
 #include "config/arch_spec.h"
 
@@ -72,7 +73,7 @@ std::size_t direct_shared_bytes(const KernelConfig& config, const Problem& probl
 inline constexpr std::size_t k_direct_max_shared = 48 * 1024;
 
 // The generated translation unit of a direct kernel (kernel_source.cpp hands direct configs here).
-std::string generate_direct_source(const KernelConfig& config);
+std::string generate_direct_source(const KernelConfig& config, const ModuleEntries& entries);
 
 namespace detail {
 SupportCheck check_direct(const KernelConfig& config, const Problem& problem, int warp_size);

@@ -69,10 +69,10 @@ bool has_finish_kernel(const KernelConfig& c) {
             (c.split_k_mode == SplitKMode::Atomic && c.dtype != DataType::FP32));
 }
 
-std::string generate_kernel_source(const KernelConfig& c) {
-    if (is_direct_mma(c)) return generate_direct_mma_source(c); // its view reads the filter
+std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& entries) {
+    if (is_direct_mma(c)) return generate_direct_mma_source(c, entries); // its view reads the filter
     if (runs_forward_view(c)) return generate_forward_view_source(c);
-    if (is_direct(c)) return generate_direct_source(c);
+    if (is_direct(c)) return generate_direct_source(c, entries);
     std::ostringstream s;
     s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
       << c.ndim_spatial << "d tile " << c.tile_m << 'x' << c.tile_n << 'x' << c.tile_k << " waves "

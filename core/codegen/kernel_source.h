@@ -3,6 +3,8 @@
 // (the JIT cache keys on it); the device templates come in as named headers (embedded_files.h).
 #include "config/kernel_config.h"
 
+#include <functional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -14,7 +16,18 @@ std::string_view kernel_entry_name();
 // workspace (two_stage, or atomic with a bf16 / fp16 dW): sums the slices and converts.
 std::string_view finish_entry_name();
 bool has_finish_kernel(const KernelConfig& config);
-std::string generate_kernel_source(const KernelConfig& config);
+
+// The optional entries a module holds besides the main (and finish) entry: the direct
+// pipeline's K x K filter entries and direct_mma's strided bwd_data entry. By default every one
+// (what the kernel may launch on any problem); a run that knows its problems builds only those
+// their launch sequences name (module_entries in codegen/launch_sequence.h), which cuts the
+// compile time of those modules by the entries left out.
+struct ModuleEntries {
+    bool all = true;
+    std::set<std::string, std::less<>> names; // with !all: the optional entries to build
+    bool holds(std::string_view entry) const { return all || names.count(entry) > 0; }
+};
+std::string generate_kernel_source(const KernelConfig& config, const ModuleEntries& entries = {});
 
 // Verification TU for one data type T. Entries (all extern "C" __global__, grid-stride):
 //   gconv_ref_forward(ConvParams p, float* result)     reads p.in, p.wei

@@ -8,7 +8,7 @@
 
 namespace gconv {
 
-std::string generate_direct_source(const KernelConfig& c) {
+std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& entries) {
     std::ostringstream s;
     const int warps = c.wave_m * c.wave_n * c.wave_k;
     s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
@@ -59,6 +59,7 @@ std::string generate_direct_source(const KernelConfig& c) {
     // register allocation; the launch plan picks by problem (direct_entry_name).
     for (int k : k_direct_filters) {
         const std::string name = direct_filter_entry_name(k);
+        if (!entries.holds(name)) continue;
         const std::string head =
             "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " +
             std::to_string(warps) + ", " + std::to_string(c.block_per_cu) + ")\n" + name;

@@ -9,7 +9,7 @@
 
 namespace gconv {
 
-std::string generate_direct_mma_source(const KernelConfig& c) {
+std::string generate_direct_mma_source(const KernelConfig& c, const ModuleEntries& entries) {
     std::ostringstream s;
     const bool weight = c.variant == Variant::BwdWeight;
     // bwd_data: the forward kernel on the view of dOut, reading the stored filter rotated.
@@ -46,7 +46,7 @@ std::string generate_direct_mma_source(const KernelConfig& c) {
          "code\");\n\n";
     write_entry_points(s, view ? forward_twin(c) : c, warps,
                        {"gconv::direct_mma::forward", {}, "gconv::direct_mma::bwd_weight"});
-    if (view)
+    if (view && entries.holds(direct_mma_phases_entry_name()))
         s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
           << ", " << c.block_per_cu << ")\n"
           << direct_mma_phases_entry_name() << "(gconv::ConvParams p) {\n"

@@ -114,4 +114,9 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
     return seq;
 }
 
+void note_entries(const LaunchSequence& seq, ModuleEntries& entries) {
+    for (const LaunchStep& step : seq.steps)
+        if (step.kind == LaunchStep::Kind::Kernel) entries.names.insert(step.kernel.entry);
+}
+
 } // namespace gconv

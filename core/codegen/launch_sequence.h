@@ -6,6 +6,7 @@
 // workspace. Every step
 // belongs to the timed work. Qt-free and GPU-free: the worker executes it
 // (worker/kernel_launch.h), tests inspect it.
+#include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
 #include "codegen/wgmma_tma.h"
 
@@ -67,6 +68,10 @@ struct LaunchSequence {
 // shared_optin as for is_supported.
 LaunchSequence plan_sequence(const KernelConfig& config, const Problem& problem,
                              int warp_size = 32, std::size_t shared_optin = 0);
+
+// Adds the entries seq launches to `entries` (a run that knows its problems starts from
+// ModuleEntries{false, {}} per kernel and builds each module with what its cells launch).
+void note_entries(const LaunchSequence& seq, ModuleEntries& entries);
 
 // Threads per block and block cap of the bwd_weight convert kernel (grid-stride loop).
 inline constexpr unsigned k_finish_threads = 256;

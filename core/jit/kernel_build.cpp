@@ -6,10 +6,11 @@
 
 namespace gconv::jit {
 
-CompileRequest kernel_compile_request(const KernelConfig& config, const std::string& arch) {
+CompileRequest kernel_compile_request(const KernelConfig& config, const std::string& arch,
+                                     const ModuleEntries& entries) {
     CompileRequest request;
     request.name = kernel_name(config) + ".hip";
-    request.source = generate_kernel_source(config);
+    request.source = generate_kernel_source(config, entries);
     request.headers = embedded_headers();
     request.arch = arch;
     return request;
@@ -18,10 +19,13 @@ CompileRequest kernel_compile_request(const KernelConfig& config, const std::str
 KernelBuildResult build_kernels(const std::vector<KernelConfig>& configs, const std::string& arch,
                                 const KernelCache& cache, int workers,
                                 const std::function<void(const BuildProgress&)>& on_progress,
-                                std::atomic<bool>* cancel, const KernelBuilt& on_built) {
+                                std::atomic<bool>* cancel, const KernelBuilt& on_built,
+                                const std::vector<ModuleEntries>* entries) {
     std::vector<CompileRequest> requests;
     requests.reserve(configs.size());
-    for (const auto& c : configs) requests.push_back(kernel_compile_request(c, arch));
+    for (std::size_t i = 0; i < configs.size(); ++i)
+        requests.push_back(kernel_compile_request(
+            configs[i], arch, entries && i < entries->size() ? (*entries)[i] : ModuleEntries{}));
 
     const Toolchain toolchain = native_toolchain();
     BuildOptions options;

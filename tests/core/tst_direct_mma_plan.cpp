@@ -340,6 +340,14 @@ private slots:
             QCOMPARE(int64_t{seq.params.C}, p.C);
             QCOMPARE(int64_t{seq.params.stride_h}, int64_t{2});
             QCOMPARE(int64_t{seq.params.Hi}, p.Hi);
+            // A module built for this problem holds the phases entry; one built for stride-1
+            // problems only does not.
+            const std::string phases_entry = std::string(direct_mma_phases_entry_name()) + "(";
+            ModuleEntries e{false, {}};
+            note_entries(plan_sequence(bwd, grouped(256, 32, 28)), e);
+            QVERIFY(generate_kernel_source(bwd, e).find(phases_entry) == std::string::npos);
+            note_entries(seq, e);
+            QVERIFY(generate_kernel_source(bwd, e).find(phases_entry) != std::string::npos);
         }
         auto reason = [&](Problem p) {
             return QString::fromStdString(is_supported(bwd, p).reason);

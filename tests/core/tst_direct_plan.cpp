@@ -118,6 +118,32 @@ private slots:
         QVERIFY(!is_supported(weight, depthwise(64, 14, 3)).ok);
     }
 
+    // A run that knows its problems builds only the filter entries their launches name; the
+    // main entry is always there, and without problems every entry is.
+    void modules_hold_the_entries_their_problems_launch() {
+        const KernelConfig k = direct_base();
+        auto has = [](const std::string& source, const std::string& entry) {
+            return source.find(" " + entry + "(") != std::string::npos ||
+                   source.find("\n" + entry + "(") != std::string::npos;
+        };
+        const std::string every = generate_kernel_source(k);
+        for (int f : {3, 5, 7}) QVERIFY(has(every, "gconv_direct_k" + std::to_string(f)));
+        ModuleEntries e{false, {}};
+        note_entries(plan_sequence(k, depthwise(64, 14, 3)), e);
+        QVERIFY(e.holds("gconv_direct_k3") && !e.holds("gconv_direct_k5"));
+        std::string source = generate_kernel_source(k, e);
+        QVERIFY(has(source, std::string(kernel_entry_name())));
+        QVERIFY(has(source, "gconv_direct_k3"));
+        QVERIFY(!has(source, "gconv_direct_k5") && !has(source, "gconv_direct_k7"));
+        note_entries(plan_sequence(k, depthwise(64, 14, 7)), e);
+        source = generate_kernel_source(k, e);
+        QVERIFY(has(source, "gconv_direct_k3") && has(source, "gconv_direct_k7"));
+        QVERIFY(!has(source, "gconv_direct_k5"));
+        QVERIFY(source.size() < every.size());
+        // A module's text is its cache key: fewer entries, another key.
+        QVERIFY(source != every);
+    }
+
     void forward_entries_follow_the_filter() {
         auto* rng = QRandomGenerator::global();
         const int64_t c = 8 * (1 + rng->bounded(40)), hw = 8 + rng->bounded(30);

@@ -92,8 +92,8 @@ private slots:
         if (type == DataType::FP32) {
             std::memcpy(bytes.data(), output.data(), bytes.size());
         } else {
-            const auto half = to_half_bits(output, type);
-            std::memcpy(bytes.data(), half.data(), bytes.size());
+            const auto bits16 = to_half_bits(output, type);
+            std::memcpy(bytes.data(), bits16.data(), bytes.size());
         }
         gpu::DeviceBuffer out_d(bytes.size()), ref_d(n * 4), tally_d(16);
         out_d.upload(std::span<const char>(bytes));

@@ -168,6 +168,30 @@ private slots:
         QCOMPARE(entries, 8 * 3);
     }
 
+    // A module built with the entries one problem launches holds exactly those (its PTX names
+    // them) and compiles in less time than the module of every entry.
+    void a_module_holds_the_entries_it_was_built_with() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        const KernelConfig k = direct_config(Variant::Forward, DataType::BF16, 2, 8, 32);
+        ModuleEntries e{false, {}};
+        e.names.insert(direct_filter_entry_name(3));
+        auto ptx = [&](const ModuleEntries& entries) {
+            const jit::CompileResult r =
+                jit::compile(jit::kernel_compile_request(k, "compute_90", entries));
+            return std::string(r.code.begin(), r.code.end());
+        };
+        const std::string some = ptx(e), every = ptx(ModuleEntries{});
+        auto entry = [](const std::string& text, const std::string& name) {
+            return text.find(".entry " + name + "(") != std::string::npos;
+        };
+        QVERIFY(entry(some, "gconv_main") && entry(some, "gconv_direct_k3"));
+        QVERIFY(!entry(some, "gconv_direct_k5") && !entry(some, "gconv_direct_k7"));
+        for (const char* name : {"gconv_main", "gconv_direct_k3", "gconv_direct_k5", "gconv_direct_k7"})
+            QVERIFY2(entry(every, name), name);
+        QVERIFY(some.size() < every.size());
+    }
+
     void a_broken_direct_source_fails() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");
