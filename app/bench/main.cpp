@@ -466,11 +466,8 @@ struct Sweep {
         if (!cells.empty() && !cli.has("--all-entries")) {
             entries.assign(configs.size(), ModuleEntries{false, {}});
             for (const BenchCell& cell : cells)
-                if (supported(cell).ok)
-                    note_entries(plan_sequence(configs[cell.kernel],
-                                               problems[cell.problem].problem, warp_size,
-                                               shared_optin),
-                                 entries[cell.kernel]);
+                note_entries(configs[cell.kernel], problems[cell.problem].problem,
+                             entries[cell.kernel]);
         }
         // Preloads go in small groups, so a worker loads while the build goes on.
         auto send_preloads = [&] {

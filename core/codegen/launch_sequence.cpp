@@ -92,9 +92,7 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
             k_rotate_filter_threads, 0, true));
     }
     // Direct forward modules hold entries specialised by filter size; the problem picks one.
-    const std::string entry = is_direct(c)                 ? direct_entry_name(c, p)
-                              : direct_mma_runs_phases(c, p) ? std::string(direct_mma_phases_entry_name())
-                                                             : std::string(kernel_entry_name());
+    const std::string entry = main_entry_name(c, p);
     seq.steps.push_back(kernel_step(entry, plan.grid_x, plan.grid_y, plan.grid_z,
                                     plan.block_threads, plan.shared_bytes, backward && !view));
     seq.steps.back().kernel.dout_as_input = view;
@@ -114,9 +112,14 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
     return seq;
 }
 
-void note_entries(const LaunchSequence& seq, ModuleEntries& entries) {
-    for (const LaunchStep& step : seq.steps)
-        if (step.kind == LaunchStep::Kind::Kernel) entries.names.insert(step.kernel.entry);
+std::string main_entry_name(const KernelConfig& c, const Problem& p) {
+    if (is_direct(c)) return direct_entry_name(c, p);
+    if (direct_mma_runs_phases(c, p)) return std::string(direct_mma_phases_entry_name());
+    return std::string(kernel_entry_name());
+}
+
+void note_entries(const KernelConfig& c, const Problem& p, ModuleEntries& entries) {
+    entries.names.insert(main_entry_name(c, p));
 }
 
 } // namespace gconv

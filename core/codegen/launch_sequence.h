@@ -69,9 +69,14 @@ struct LaunchSequence {
 LaunchSequence plan_sequence(const KernelConfig& config, const Problem& problem,
                              int warp_size = 32, std::size_t shared_optin = 0);
 
-// Adds the entries seq launches to `entries` (a run that knows its problems starts from
-// ModuleEntries{false, {}} per kernel and builds each module with what its cells launch).
-void note_entries(const LaunchSequence& seq, ModuleEntries& entries);
+// The entry of the step that computes the convolution (the filter entries of the direct
+// pipeline and direct_mma's strided bwd_data choose by problem; the rest is the main entry).
+// Total: it names an entry for unsupported pairs too.
+std::string main_entry_name(const KernelConfig& config, const Problem& problem);
+// Adds the entry a (config, problem) pair launches to `entries` (a run that knows its problems
+// starts from ModuleEntries{false, {}} per kernel and notes every cell, supported or not, so a
+// worker that supports more than the host thought still finds its entry).
+void note_entries(const KernelConfig& config, const Problem& problem, ModuleEntries& entries);
 
 // Threads per block and block cap of the bwd_weight convert kernel (grid-stride loop).
 inline constexpr unsigned k_finish_threads = 256;

@@ -336,6 +336,7 @@ private slots:
             const LaunchSequence seq = plan_sequence(bwd, p);
             QCOMPARE(seq.steps.size(), std::size_t{1});
             QCOMPARE(seq.steps[0].kernel.entry, std::string(direct_mma_phases_entry_name()));
+            QCOMPARE(main_entry_name(bwd, p), seq.steps[0].kernel.entry);
             QVERIFY(seq.steps[0].kernel.dout_as_input && seq.steps[0].kernel.stored_filter);
             QCOMPARE(int64_t{seq.params.C}, p.C);
             QCOMPARE(int64_t{seq.params.stride_h}, int64_t{2});
@@ -344,9 +345,9 @@ private slots:
             // problems only does not.
             const std::string phases_entry = std::string(direct_mma_phases_entry_name()) + "(";
             ModuleEntries e{false, {}};
-            note_entries(plan_sequence(bwd, grouped(256, 32, 28)), e);
+            note_entries(bwd, grouped(256, 32, 28), e);
             QVERIFY(generate_kernel_source(bwd, e).find(phases_entry) == std::string::npos);
-            note_entries(seq, e);
+            note_entries(bwd, p, e);
             QVERIFY(generate_kernel_source(bwd, e).find(phases_entry) != std::string::npos);
         }
         auto reason = [&](Problem p) {

@@ -129,19 +129,24 @@ private slots:
         const std::string every = generate_kernel_source(k);
         for (int f : {3, 5, 7}) QVERIFY(has(every, "gconv_direct_k" + std::to_string(f)));
         ModuleEntries e{false, {}};
-        note_entries(plan_sequence(k, depthwise(64, 14, 3)), e);
+        note_entries(k, depthwise(64, 14, 3), e);
         QVERIFY(e.holds("gconv_direct_k3") && !e.holds("gconv_direct_k5"));
         std::string source = generate_kernel_source(k, e);
         QVERIFY(has(source, std::string(kernel_entry_name())));
         QVERIFY(has(source, "gconv_direct_k3"));
         QVERIFY(!has(source, "gconv_direct_k5") && !has(source, "gconv_direct_k7"));
-        note_entries(plan_sequence(k, depthwise(64, 14, 7)), e);
+        note_entries(k, depthwise(64, 14, 7), e);
         source = generate_kernel_source(k, e);
         QVERIFY(has(source, "gconv_direct_k3") && has(source, "gconv_direct_k7"));
         QVERIFY(!has(source, "gconv_direct_k5"));
         QVERIFY(source.size() < every.size());
         // A module's text is its cache key: fewer entries, another key.
         QVERIFY(source != every);
+        // The entry noted is the one the launch sequence names.
+        for (int f : {1, 3, 5, 7, 9}) {
+            const Problem p = depthwise(64, 14, f);
+            QCOMPARE(main_entry_name(k, p), plan_sequence(k, p).steps.back().kernel.entry);
+        }
     }
 
     void forward_entries_follow_the_filter() {
