@@ -686,7 +686,6 @@ private:
             if (p.c_per_group() < 4 || p.c_per_group() > 32 ||
                 p.k_per_group() != p.c_per_group())
                 continue;
-            if (dir == "bwd_data" && p.stride_h > 1) continue; // bwd_data: stride 1 only
             ++small;
             int supported = 0;
             for (const auto& k : pool.kernels)
