@@ -17,15 +17,17 @@ std::string_view kernel_entry_name();
 std::string_view finish_entry_name();
 bool has_finish_kernel(const KernelConfig& config);
 
-// The optional entries a module holds besides the main (and finish) entry: the direct
-// pipeline's K x K filter entries and direct_mma's strided bwd_data entry. By default every one
-// (what the kernel may launch on any problem); a run that knows its problems builds only those
-// their launch sequences name (module_entries in codegen/launch_sequence.h), which cuts the
-// compile time of those modules by the entries left out.
+// What a module holds besides its main (and finish) entry: the optional entries (the direct
+// pipeline's K x K filter entries, direct_mma's strided bwd_data entry) and the C/G widths the
+// direct pipeline's generic entry is built for. By default every one (what the kernel may launch
+// on any problem); a run that knows its problems builds only what their cells launch
+// (note_entries in codegen/launch_sequence.h), which cuts the compile time of those modules.
 struct ModuleEntries {
     bool all = true;
     std::set<std::string, std::less<>> names; // with !all: the optional entries to build
+    std::set<int> cpgs;                       // with !all: the direct generic entry's C/G widths
     bool holds(std::string_view entry) const { return all || names.count(entry) > 0; }
+    bool holds_cpg(int cpg) const { return all || cpgs.count(cpg) > 0; }
 };
 std::string generate_kernel_source(const KernelConfig& config, const ModuleEntries& entries = {});
 

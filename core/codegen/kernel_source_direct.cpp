@@ -32,6 +32,9 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
     field("kVec", c.vector_size_a);
     field("kSplitK", c.split_k);
     field("kSplitKMode", static_cast<int>(c.split_k_mode));
+    int cpg_mask = 0; // bit b: C/G 2^b (gconv_direct.h by_cpg)
+    for (int b = 0; b < 4; ++b) cpg_mask |= entries.holds_cpg(1 << b) ? 1 << b : 0;
+    field("kCpgMask", cpg_mask);
     // bwd_weight's K x K strips: the host's constants, which its grid and entry choice use.
     field("kWeightStrip", k_direct_weight_strip);
     field("kStripAccumulators", k_direct_max_strip_accumulators);

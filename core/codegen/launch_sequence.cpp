@@ -120,6 +120,7 @@ std::string main_entry_name(const KernelConfig& c, const Problem& p) {
 
 void note_entries(const KernelConfig& c, const Problem& p, ModuleEntries& entries) {
     entries.names.insert(main_entry_name(c, p));
+    if (is_direct(c)) entries.cpgs.insert(static_cast<int>(p.c_per_group()));
 }
 
 } // namespace gconv

@@ -73,7 +73,8 @@ LaunchSequence plan_sequence(const KernelConfig& config, const Problem& problem,
 // pipeline and direct_mma's strided bwd_data choose by problem; the rest is the main entry).
 // Total: it names an entry for unsupported pairs too.
 std::string main_entry_name(const KernelConfig& config, const Problem& problem);
-// Adds the entry a (config, problem) pair launches to `entries` (a run that knows its problems
+// Adds the entry a (config, problem) pair launches, and for the direct pipeline its C/G width, to
+// `entries` (a run that knows its problems
 // starts from ModuleEntries{false, {}} per kernel and notes every cell, supported or not, so a
 // worker that supports more than the host thought still finds its entry).
 void note_entries(const KernelConfig& config, const Problem& problem, ModuleEntries& entries);

@@ -664,16 +664,20 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
     }
 }
 
-// Dispatch over the problem's C/G (a power of two up to the vector, is_supported checks).
+// Dispatch over the problem's C/G (a power of two up to the vector, is_supported checks). The
+// module holds the widths of kCpgMask only (bit b: C/G 2^b; codegen builds the widths its
+// problems have, ModuleEntries); another width writes nothing, which verification reports.
+// (A trap after the widths breaks ROCm 5.2's hipRTC: "failed to annotate CFG".)
 template <class Cfg, template <class, int> class Body, typename... Args>
 GCONV_DEVICE void by_cpg(int cpg, Args... args) {
-    constexpr int VEC = Cfg::kVec;
-    if (cpg == 1) Body<Cfg, 1>::run(args...);
-    if constexpr (VEC >= 2)
+    constexpr int VEC = Cfg::kVec, MASK = Cfg::kCpgMask;
+    if constexpr ((MASK & 1) != 0)
+        if (cpg == 1) Body<Cfg, 1>::run(args...);
+    if constexpr (VEC >= 2 && (MASK & 2) != 0)
         if (cpg == 2) Body<Cfg, 2>::run(args...);
-    if constexpr (VEC >= 4)
+    if constexpr (VEC >= 4 && (MASK & 4) != 0)
         if (cpg == 4) Body<Cfg, 4>::run(args...);
-    if constexpr (VEC >= 8)
+    if constexpr (VEC >= 8 && (MASK & 8) != 0)
         if (cpg == 8) Body<Cfg, 8>::run(args...);
 }
 

@@ -142,6 +142,17 @@ private slots:
         QVERIFY(source.size() < every.size());
         // A module's text is its cache key: fewer entries, another key.
         QVERIFY(source != every);
+        // The generic entry holds the C/G widths noted (bit b: C/G 2^b), every one by default.
+        QVERIFY(every.find("kCpgMask = 15;") != std::string::npos);
+        QVERIFY(source.find("kCpgMask = 1;") != std::string::npos);
+        KernelConfig grouped = k;
+        ModuleEntries g{false, {}};
+        Problem four = depthwise(64, 14, 3);
+        four.G = 16; // C/G 4
+        note_entries(grouped, four, g);
+        QCOMPARE(main_entry_name(grouped, four), std::string(kernel_entry_name()));
+        QVERIFY(g.holds_cpg(4) && !g.holds_cpg(1) && !g.holds_cpg(8));
+        QVERIFY(generate_kernel_source(grouped, g).find("kCpgMask = 4;") != std::string::npos);
         // The entry noted is the one the launch sequence names.
         for (int f : {1, 3, 5, 7, 9}) {
             const Problem p = depthwise(64, 14, f);
