@@ -134,8 +134,8 @@ std::string bwd_data_phases_refusal(const Problem& p) {
             return why.str();
         }
         if (const std::vector<std::string> e = validate(v); !e.empty()) {
-            why << "input: too small for bwd_data phase " << ph.rh << "," << ph.rw << " (" << e.front()
-                << ")";
+            why << "input: too small for bwd_data phase " << ph.rh << "," << ph.rw << " ("
+                << e.front() << ")";
             return why.str();
         }
     }

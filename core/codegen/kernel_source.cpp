@@ -70,7 +70,8 @@ bool has_finish_kernel(const KernelConfig& c) {
 }
 
 std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& entries) {
-    if (is_direct_mma(c)) return generate_direct_mma_source(c, entries); // its view reads the filter
+    if (is_direct_mma(c))
+        return generate_direct_mma_source(c, entries); // its view reads the filter
     if (runs_forward_view(c)) return generate_forward_view_source(c);
     if (is_direct(c)) return generate_direct_source(c, entries);
     std::ostringstream s;

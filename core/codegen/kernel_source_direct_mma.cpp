@@ -47,8 +47,8 @@ std::string generate_direct_mma_source(const KernelConfig& c, const ModuleEntrie
     write_entry_points(s, view ? forward_twin(c) : c, warps,
                        {"gconv::direct_mma::forward", {}, "gconv::direct_mma::bwd_weight"});
     if (view && entries.holds(direct_mma_phases_entry_name()))
-        s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
-          << ", " << c.block_per_cu << ")\n"
+        s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
+          << c.block_per_cu << ")\n"
           << direct_mma_phases_entry_name() << "(gconv::ConvParams p) {\n"
           << "    gconv::direct_mma::bwd_data_phases<GconvConfig>(p);\n}\n";
     return s.str();

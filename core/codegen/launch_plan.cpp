@@ -159,9 +159,8 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
         if (!problem_errors.empty()) return {false, "problem: " + problem_errors.front()};
         if (is_direct_mma(c)) return detail::check_direct_mma_phases(c, p, warp_size, shared_optin);
         if (std::string why = forward_view_refusal(p); !why.empty()) return {false, why};
-        SupportCheck view =
-            is_supported(forward_twin(c), forward_view(p), warp_size, max_piece_elements,
-                         shared_optin);
+        SupportCheck view = is_supported(forward_twin(c), forward_view(p), warp_size,
+                                         max_piece_elements, shared_optin);
         if (!view.ok)
             view.reason += " (bwd_data as the forward convolution of dOut: dOut is its "
                            "input, dIn its output)";

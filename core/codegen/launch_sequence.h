@@ -66,8 +66,8 @@ struct LaunchSequence {
 
 // Fails (std::invalid_argument naming the reason) for pairs is_supported rejects.
 // shared_optin as for is_supported.
-LaunchSequence plan_sequence(const KernelConfig& config, const Problem& problem,
-                             int warp_size = 32, std::size_t shared_optin = 0);
+LaunchSequence plan_sequence(const KernelConfig& config, const Problem& problem, int warp_size = 32,
+                             std::size_t shared_optin = 0);
 
 // The entry of the step that computes the convolution (the filter entries of the direct
 // pipeline and direct_mma's strided bwd_data choose by problem; the rest is the main entry).

@@ -7,7 +7,7 @@
 namespace gconv::jit {
 
 CompileRequest kernel_compile_request(const KernelConfig& config, const std::string& arch,
-                                     const ModuleEntries& entries) {
+                                      const ModuleEntries& entries) {
     CompileRequest request;
     request.name = kernel_name(config) + ".hip";
     request.source = generate_kernel_source(config, entries);

@@ -31,7 +31,7 @@ struct KernelBuildResult {
 };
 
 CompileRequest kernel_compile_request(const KernelConfig& config, const std::string& arch,
-                                     const ModuleEntries& entries = {});
+                                      const ModuleEntries& entries = {});
 
 // Called once per kernel that built (compiled or from the cache) with its code object's cache
 // file, as soon as it is there (before on_progress for it; never concurrently): a sweep can hand

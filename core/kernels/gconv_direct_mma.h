@@ -676,8 +676,7 @@ GCONV_DEVICE void run_view(const ConvParams& p, const Phase& ph, int block, int 
 // Forward, and stride-1 bwd_data on its view (the host's: p is the view, the stored filter read
 // rotated). p stays in the parameter bank, so it costs no registers.
 template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
-    run_view<Cfg>(p, identity_phase(p), static_cast<int>(blockIdx.x),
-                  static_cast<int>(gridDim.x));
+    run_view<Cfg>(p, identity_phase(p), static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x));
 }
 
 // bwd_data with a stride (entry gconv_phases): p is the bwd_data problem; each block derives its

@@ -250,8 +250,8 @@ private slots:
         const std::string source = generate_kernel_source(bwd);
         QVERIFY(source.find("kViewFilter = 1;") != std::string::npos);
         QVERIFY(source.find("gconv::direct_mma::forward<GconvConfig>(p)") != std::string::npos);
-        QVERIFY(source.find(std::string(direct_mma_phases_entry_name()) + "(gconv::ConvParams p)") !=
-                std::string::npos);
+        QVERIFY(source.find(std::string(direct_mma_phases_entry_name()) +
+                            "(gconv::ConvParams p)") != std::string::npos);
         QVERIFY(generate_kernel_source(forward_twin(bwd)).find("bwd_data_phases") ==
                 std::string::npos);
         QVERIFY(source.find(std::string(rotate_filter_entry_name())) == std::string::npos);
@@ -648,8 +648,8 @@ private slots:
             const SupportCheck portable = is_supported(k, p);
             QVERIFY(!portable.ok && portable.reason.find("portable") != std::string::npos);
             QVERIFY(is_supported(k, p, 32, k_max_piece_elements, optin("sm_90")).ok);
-            QVERIFY(is_supported(k, p, 32, k_max_piece_elements, 100 * 1000).reason.find(
-                        "the target's opt-in") != std::string::npos);
+            QVERIFY(is_supported(k, p, 32, k_max_piece_elements, 100 * 1000)
+                        .reason.find("the target's opt-in") != std::string::npos);
             QCOMPARE(plan_sequence(k, p, 32, optin("sm_90")).steps.empty(), false);
             QVERIFY_THROWS_EXCEPTION(std::invalid_argument, plan_sequence(k, p));
         }
@@ -683,8 +683,7 @@ private:
         const auto optin = std::size_t(specs.get("sm_90").shared_memory_per_block_optin);
         int small = 0;
         for (const auto& p : set.problems) {
-            if (p.c_per_group() < 4 || p.c_per_group() > 32 ||
-                p.k_per_group() != p.c_per_group())
+            if (p.c_per_group() < 4 || p.c_per_group() > 32 || p.k_per_group() != p.c_per_group())
                 continue;
             ++small;
             int supported = 0;

@@ -56,7 +56,8 @@ private slots:
         for (const char* flag :
              {"--variant", "--problems", "--output", "--config", "--arch", "--workers", "--filter",
               "--max-kernels", "--batch-size", "--kernel-timeout", "--warmup", "--repeat",
-              "--resume", "--build-only", "--all-entries", "--devices", "--progress", "--csv-schema"})
+              "--resume", "--build-only", "--all-entries", "--devices", "--progress",
+              "--csv-schema"})
             QVERIFY2(r.out.contains(flag), flag);
     }
 

@@ -188,7 +188,8 @@ private slots:
         QVERIFY(entry(some, "gconv_main") && entry(some, "gconv_direct_k3"));
         // No C/G noted: the generic entry holds no width (it traps), far less code.
         QVERIFY(!entry(some, "gconv_direct_k5") && !entry(some, "gconv_direct_k7"));
-        for (const char* name : {"gconv_main", "gconv_direct_k3", "gconv_direct_k5", "gconv_direct_k7"})
+        for (const char* name :
+             {"gconv_main", "gconv_direct_k3", "gconv_direct_k5", "gconv_direct_k7"})
             QVERIFY2(entry(every, name), name);
         QVERIFY(some.size() < every.size());
     }
