@@ -68,8 +68,12 @@ public:
         }
         if (c_.pipeline == Pipeline::DirectMma) {
             // Tensor-core direct convolution: its own tile meaning (pixels x channels x C/G).
+            // Its warps take items in turn, so any power-of-two count along m is a layout
+            // (thread_count caps the block); other layouts are the architecture's.
             pipeline_hardware();
-            wave_layout();
+            const bool warps_in_turn = c_.wave_n == 1 && c_.wave_k == 1 && c_.wave_m > 0 &&
+                                       (c_.wave_m & (c_.wave_m - 1)) == 0;
+            if (!warps_in_turn) wave_layout();
             thread_count();
             blocks_per_cu();
             direct_mma();

@@ -93,6 +93,17 @@ private slots:
         }
         const QString amd = joined(rules_of(mma_base(), "gfx90a"));
         QVERIFY2(amd.contains("pipeline_hardware: direct_mma needs mma_sync"), qPrintable(amd));
+        // 16 warps along m: direct_mma's warps take items in turn, so the layout is its own; a
+        // GEMM pipeline keeps to the architecture's layouts.
+        KernelConfig wide = mma_base(32);
+        wide.tile_m = 224, wide.tile_n = 32, wide.wave_m = 16;
+        QVERIFY2(rules_of(wide).empty(), qPrintable(joined(rules_of(wide))));
+        KernelConfig gemm;
+        gemm.tile_m = 256, gemm.tile_n = 64, gemm.tile_k = 32;
+        gemm.wave_m = 16, gemm.wave_n = 1, gemm.wave_k = 1;
+        gemm.warp_tile_m = 16, gemm.warp_tile_n = 16, gemm.warp_tile_k = 16;
+        QVERIFY2(joined(rules_of(gemm)).contains("wave_layout"),
+                 qPrintable(joined(rules_of(gemm))));
     }
 
     void knobs_it_does_not_have_are_culled_with_a_reason() {
