@@ -58,6 +58,28 @@ inline constexpr int k_direct_staged_max_cols = 64;
 inline constexpr int k_direct_staged_register_weights = 72;
 // Two staged tiles and the filter slice: the sm_89 opt-in rounded down, as for direct_mma.
 inline constexpr std::size_t k_direct_staged_max_shared = 96 * 1024;
+// The tensor-core K x K entries (warp tile 16x8x16, kernels/gconv_direct_tc.h): 2D forward and
+// bwd_data, depthwise K x K with stride 1 and dilation 1 along H and W (direct_filter() > 0), on
+// mma.sync with the filter row as a Toeplitz matrix. A block tile is rows = 16 x tile_k output
+// rows x cols = min(tile_m / rows, dW rounded up to 16) output columns x tile_n channels of one
+// image; warps take items of 16 rows x 16 columns x 8 channels in turn. One tile per block: grid x
+// is tiles x channel blocks, the channel block fastest. The device's tc_geometry() is this formula.
+inline constexpr Triple k_direct_tc_warp_tile{16, 8, 16};
+bool is_direct_tc(const KernelConfig& config);
+struct DirectTcGeometry {
+    int64_t rows = 0, cols = 0;       // output rows and columns per tile
+    int64_t bands = 0, col_tiles = 0; // tiles along H and W
+    int64_t tiles = 0;                // per channel block
+    int64_t in_rows = 0, row_stride = 0; // staged rows; elements per staged row (cols + 8)
+};
+DirectTcGeometry direct_tc_geometry(const KernelConfig& config, const Problem& problem);
+// The widest tile (tile_m / rows): 16-column items, at most 4 of them per row.
+inline constexpr int k_direct_tc_max_cols = 64;
+// Bytes of one (channel, filter row) of the staged filter: two zero-padded 24-element rows.
+inline constexpr int k_direct_tc_filter_row_bytes = 96;
+// The staged planes and filter rows of a tensor-core tile: the sm_89 opt-in rounded down, as for
+// the staged entries.
+inline constexpr std::size_t k_direct_tc_max_shared = 96 * 1024;
 // The warp tile direct kernels take (the GEMM knob left at its derived default).
 Triple direct_warp_tile(DataType dtype);
 // bwd_weight: taps of one filter row a thread accumulates together (X when X is 3, 5 or 7 and
@@ -66,7 +88,8 @@ int64_t direct_row_taps(const KernelConfig& config, const Problem& problem);
 // Dynamic shared memory of a direct kernel on a problem: the fp32 filter slice
 // tile_n * Z*Y*X * C/G * 4 bytes for forward and bwd_data; bwd_weight, the block's sums
 // K*K * tile_n * 4 bytes in a K x K entry, none in the generic one; a staged kernel, its filter
-// slice and two tiles of in_rows x in_cols x tile_n elements, each rounded up to 16 bytes.
+// slice and two tiles of in_rows x in_cols x tile_n elements, each rounded up to 16 bytes; a
+// tensor-core kernel, tile_n planes of in_rows x row_stride elements and the filter rows.
 std::size_t direct_shared_bytes(const KernelConfig& config, const Problem& problem,
                                 int warp_size = 32);
 // Largest filter slice a direct kernel stages (the default per-block limit everywhere).

@@ -15,8 +15,10 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
       << c.ndim_spatial << "d direct tile " << c.tile_m << 'x' << c.tile_n << 'x' << c.tile_k
       << " vec " << c.vector_size_a << " warps " << warps << " bpc " << c.block_per_cu << ' '
       << to_string(c.split_k_mode) << "\n";
-    const bool staged = is_direct_staged(c);
-    s << (staged ? "#include \"gconv_direct_staged.h\"\n" : "#include \"gconv_direct.h\"\n");
+    const bool staged = is_direct_staged(c), tc = is_direct_tc(c);
+    s << (tc       ? "#include \"gconv_direct_tc.h\"\n"
+          : staged ? "#include \"gconv_direct_staged.h\"\n"
+                   : "#include \"gconv_direct.h\"\n");
     if (has_finish_kernel(c)) s << "#include \"gconv_bwd_weight.h\"\n";
     s << "\nstruct GconvConfig {\n";
     auto field = [&](const char* name, int value) {
@@ -46,9 +48,10 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
     s << "};\n";
     s << "static_assert(GconvConfig::kPipeline == gconv::direct::kPipelineCode, \"pipeline "
          "code\");\n\n";
-    if (staged) {
+    if (staged || tc) {
         // Every module carries gconv_main (the build preloads it), but is_supported admits a
-        // staged kernel only for problems its K x K entries run, so the plan never launches it.
+        // staged or tensor-core kernel only for problems its K x K entries run, so the plan
+        // never launches it.
         s << "extern \"C\" __global__ void " << kernel_entry_name() << "(gconv::ConvParams p"
           << (c.variant == Variant::Forward ? "" : ", void* workspace") << ") {\n    (void)p;\n"
           << (c.variant == Variant::Forward ? "" : "    (void)workspace;\n")
@@ -70,11 +73,13 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
         switch (c.variant) {
         case Variant::Forward:
             s << head << "(gconv::ConvParams p) {\n    gconv::direct::"
-              << (staged ? "staged_forward" : "forward_filter") << cfg << "(p);\n}\n";
+              << (tc ? "tc_forward" : staged ? "staged_forward" : "forward_filter") << cfg
+              << "(p);\n}\n";
             break;
         case Variant::BwdData:
             s << head << "(gconv::ConvParams p, void* workspace) {\n    (void)workspace;\n"
-              << "    gconv::direct::" << (staged ? "staged_bwd_data" : "bwd_data_filter") << cfg
+              << "    gconv::direct::"
+              << (tc ? "tc_bwd_data" : staged ? "staged_bwd_data" : "bwd_data_filter") << cfg
               << "(p);\n}\n";
             break;
         case Variant::BwdWeight:

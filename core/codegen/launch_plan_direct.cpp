@@ -89,6 +89,26 @@ DirectStagedGeometry direct_staged_geometry(const KernelConfig& c, const Problem
     return g;
 }
 
+bool is_direct_tc(const KernelConfig& c) {
+    return is_direct(c) && Triple{c.warp_tile_m, c.warp_tile_n, c.warp_tile_k} == k_direct_tc_warp_tile;
+}
+
+DirectTcGeometry direct_tc_geometry(const KernelConfig& c, const Problem& p) {
+    DirectTcGeometry g;
+    const bool bwd = c.variant == Variant::BwdData;
+    const int64_t dH = bwd ? p.Hi : p.Ho(), dW = bwd ? p.Wi : p.Wo();
+    g.rows = int64_t{16} * c.tile_k;
+    if (dH <= 0 || dW <= 0 || c.tile_k <= 0 || c.tile_m < g.rows) return g;
+    g.cols = std::min<int64_t>(c.tile_m / g.rows, ceil_div(dW, 16) * 16);
+    if (g.cols <= 0) return g;
+    g.bands = ceil_div(dH, g.rows);
+    g.col_tiles = ceil_div(dW, g.cols);
+    g.tiles = p.N * g.bands * g.col_tiles;
+    g.in_rows = g.rows + p.Y - 1;
+    g.row_stride = g.cols + 8;
+    return g;
+}
+
 Triple direct_warp_tile(DataType dtype) {
     return {32, 32, dtype == DataType::FP32 ? 4 : 16};
 }
@@ -99,6 +119,11 @@ int64_t direct_row_taps(const KernelConfig& c, const Problem& p) {
 }
 
 std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p, int warp_size) {
+    if (is_direct_tc(c)) {
+        const DirectTcGeometry g = direct_tc_geometry(c, p);
+        return static_cast<std::size_t>(c.tile_n * g.in_rows * g.row_stride * element_bytes(c.dtype) +
+                                        int64_t{c.tile_n} * p.Y * k_direct_tc_filter_row_bytes);
+    }
     if (is_direct_staged(c)) {
         const DirectStagedGeometry g = direct_staged_geometry(c, p, warp_size);
         auto round16 = [](int64_t bytes) { return (bytes + 15) / 16 * 16; };
@@ -123,7 +148,9 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
     auto u32 = [](int64_t v) { return v > k_max_int || v < 0 ? 0u : static_cast<unsigned>(v); };
     // Pixel blocks: a staged kernel's one per k_direct_staged_walk tiles, the others' per entry.
     int64_t blocks_x = 0;
-    if (is_direct_staged(c)) {
+    if (is_direct_tc(c)) {
+        blocks_x = direct_tc_geometry(c, p).tiles;
+    } else if (is_direct_staged(c)) {
         blocks_x = ceil_div(direct_staged_geometry(c, p, warp_size).tiles, k_direct_staged_walk);
     } else if (c.variant == Variant::Forward) {
         blocks_x = ceil_div(p.N * p.Do() * ceil_div(p.Ho(), rows) * ceil_div(p.Wo(), c.tile_k),
@@ -149,6 +176,54 @@ LaunchPlan plan_direct(const KernelConfig& c, const Problem& p, int warp_size) {
     return plan;
 }
 
+namespace {
+
+// The tensor-core K x K entries: their config facts (the device static_asserts them, rules.cpp
+// culls them) and the problems they run.
+SupportCheck check_direct_tc(const KernelConfig& c, const Problem& p, int warp_size) {
+    Reasons r;
+    const int64_t rows = int64_t{16} * c.tile_k;
+    if (element_bytes(c.dtype) != 2)
+        r.fail("data_type: the tensor-core direct entries (warp tile 16x8x16) multiply bf16 / fp16 "
+               "on mma.sync, not ", to_string(c.dtype));
+    else if (c.vector_size_a * 2 != 16 || c.vector_size_b != 8 || c.vector_size_c != 8)
+        r.fail("vector_size_a/b/c: the tensor-core direct entries move 8-channel (16-byte) "
+               "vectors, got ", c.vector_size_a, "/", c.vector_size_b, "/", c.vector_size_c);
+    if (c.variant == Variant::BwdWeight || c.ndim_spatial != 2 || c.double_smem_buffer)
+        r.fail("warp tile 16x8x16: the tensor-core direct entries exist for 2D forward and "
+               "bwd_data without double_smem_buffer");
+    if (c.tile_k != 1 && c.tile_k != 2 && c.tile_k != 4)
+        r.fail("tile_k: ", c.tile_k, " m16 row blocks per tile; the tensor-core entries take 1, 2 "
+               "or 4");
+    else if (c.tile_m % rows != 0 || (c.tile_m / rows) % 16 != 0 ||
+             c.tile_m / rows > k_direct_tc_max_cols)
+        r.fail("tile_m: ", c.tile_m, " / ", rows, " rows is not a width of 16, 32, 48 or 64 "
+               "columns");
+    if (c.tile_n % 8 != 0)
+        r.fail("tile_n: ", c.tile_n, " is not whole 8-channel vectors");
+    if (c.split_k != 1 || c.split_k_mode != SplitKMode::None)
+        r.fail("split_k: ", to_string(c.variant), " kernels take split_k = 1 and split_k_mode none");
+    if (c.split_image) r.fail("split_image: direct kernels address whole tensors (32-bit)");
+    if (r.failed) return {false, r.text.str()};
+
+    if (direct_filter(c, p) == 0)
+        r.fail("warp tile 16x8x16: the tensor-core entries run depthwise 3x3, 5x5 and 7x7 filters "
+               "with stride 1 and dilation 1 along H and W (this problem: C/G ",
+               p.c_per_group(), ", K/G ", p.k_per_group(), ", filter ", p.Y, "x", p.X, ", stride ",
+               p.stride_h, "x", p.stride_w, ", dilation ", p.dilation_h, "x", p.dilation_w, ")");
+    else if (p.C % 8 != 0)
+        r.fail("vector_size_a: 8 does not divide C = ", p.C);
+    else if (direct_shared_bytes(c, p) > k_direct_tc_max_shared)
+        r.fail("tile_n: ", c.tile_n, " channel planes of the tile and the filter rows need ",
+               direct_shared_bytes(c, p), " bytes of shared memory, over ", k_direct_tc_max_shared);
+    if (!detail::fits_int_offsets(p))
+        r.fail("input / output / weight: over 2^31 elements; direct kernels use 32-bit offsets");
+    if (r.failed) return {false, r.text.str()};
+    return detail::check_xy_grid(plan_direct(c, p, warp_size));
+}
+
+} // namespace
+
 SupportCheck check_direct(const KernelConfig& c, const Problem& p, int warp_size) {
     Reasons r;
     const std::vector<std::string> problem_errors = validate(p);
@@ -160,6 +235,8 @@ SupportCheck check_direct(const KernelConfig& c, const Problem& p, int warp_size
         (p.Di != 1 || p.Z != 1 || p.pad_d != 0 || p.stride_d != 1 || p.dilation_d != 1))
         r.fail("ndim_spatial: a 2d kernel needs Di = Z = 1, pad_d = 0, stride_d = dilation_d = 1");
     if (r.failed) return {false, r.text.str()};
+
+    if (is_direct_tc(c)) return check_direct_tc(c, p, warp_size);
 
     // Config facts the device code static_asserts (rules.cpp culls them too).
     const int vec = c.vector_size_a;

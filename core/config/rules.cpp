@@ -459,9 +459,11 @@ private:
         knob(c_.epilogue != d.epilogue, "epilogue " + std::string(to_string(c_.epilogue)) +
                                             " (direct kernels store from registers; leave "
                                             "epilogue at cshuffle)");
-        knob(Triple{c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k} != wt,
+        const bool tc = is_direct_tc(c_);
+        knob(!tc && Triple{c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k} != wt,
              "warp tile " + triple_text(c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k) +
-                 " (leave it at " + triple_text(wt[0], wt[1], wt[2]) + ")");
+                 " (leave it at " + triple_text(wt[0], wt[1], wt[2]) +
+                 ", or 16x8x16 for the tensor-core K x K entries)");
         // dsb is the staged K x K entries (input tiles through two shared-memory buffers).
         if (c_.double_smem_buffer && (c_.variant == Variant::BwdWeight || c_.ndim_spatial != 2))
             cull(Rule::Direct, "double_smem_buffer: the staged entries exist for 2D forward and "
@@ -474,6 +476,10 @@ private:
         knob(!c_.pad_m || !c_.pad_n || !c_.pad_k,
              "pad_m/n/k false (direct kernels always guard their tails)");
 
+        if (tc) {
+            direct_tc();
+            return;
+        }
         const int vec = c_.vector_size_a;
         const int max_elems = 16 / element_bytes(c_.dtype);
         if (!is_pow2_in(vec, 1, max_elems)) {
@@ -522,6 +528,35 @@ private:
         } else if (c_.split_k != 1 || c_.split_k_mode != SplitKMode::None) {
             cull(Rule::Direct, "split-K exists only for bwd_weight");
         }
+    }
+
+    // The tensor-core K x K entries of the direct pipeline (warp tile 16x8x16,
+    // kernels/gconv_direct_tc.h): their own tile meaning (rows of m16 blocks x columns x channels).
+    void direct_tc() {
+        auto bad = [&](const std::string& what) {
+            cull(Rule::Direct, "warp tile 16x8x16 (tensor-core K x K entries): " + what);
+        };
+        for (const char* feature : {"mma_sync", "ldmatrix"})
+            if (!a_.has_feature(feature))
+                bad(std::string("needs ") + feature + ", which " + a_.name + " lacks");
+        if (element_bytes(c_.dtype) != 2)
+            bad("mma.sync multiplies bf16 / fp16, not " + std::string(to_string(c_.dtype)));
+        if (c_.variant == Variant::BwdWeight) bad("forward and bwd_data only");
+        if (c_.ndim_spatial != 2) bad("2D only");
+        if (c_.double_smem_buffer) bad("one tile per block; double_smem_buffer is the staged entries");
+        if (c_.vector_size_a * element_bytes(c_.dtype) != 16 || c_.vector_size_b != c_.vector_size_a ||
+            c_.vector_size_c != c_.vector_size_a)
+            bad("vectors are 16 bytes (8 channels) for every tensor");
+        if (c_.tile_n % 8 != 0) bad("tile_n " + std::to_string(c_.tile_n) + " is not whole 8-channel vectors");
+        const int rows = 16 * c_.tile_k;
+        if (c_.tile_k != 1 && c_.tile_k != 2 && c_.tile_k != 4)
+            bad("tile_k " + std::to_string(c_.tile_k) + " counts m16 row blocks: 1, 2 or 4");
+        else if (c_.tile_m % rows != 0 || (c_.tile_m / rows) % 16 != 0 ||
+                 c_.tile_m / rows > k_direct_tc_max_cols)
+            bad("tile_m " + std::to_string(c_.tile_m) + " / " + std::to_string(rows) +
+                " rows must be 16, 32, 48 or 64 columns");
+        if (c_.split_k != 1 || c_.split_k_mode != SplitKMode::None)
+            bad("split-K exists only for bwd_weight");
     }
 
     // compv5 with a warpgroup warp tile on an arch with wgmma (sm_90a) is the warp-specialised

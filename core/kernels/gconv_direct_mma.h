@@ -26,6 +26,7 @@
 // are 32-bit (is_supported checks).
 #include "gconv_arch.h"
 #include "gconv_convert.h"
+#include "gconv_mma_sync.h"
 #include "gconv_params.h"
 
 #if !defined(GCONV_NV)
@@ -37,6 +38,8 @@ namespace gconv {
 extern __shared__ GCONV_ALIGN(16) u8 gconv_dynamic_smem[];
 
 namespace direct_mma {
+
+using namespace mma;
 
 // Pipeline::DirectMma in config/enums.h.
 enum { kPipelineCode = 8 };
@@ -215,13 +218,6 @@ template <int THREADS, class F> GCONV_DEVICE void for_each_vector(int rows, int 
     }
 }
 
-// Bytes of a and b picked by the selector (prmt.b32): 0x5410 the low halves, 0x7632 the high.
-GCONV_DEVICE u32 prmt(u32 a, u32 b, u32 selector) {
-    u32 d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
-    return d;
-}
-
 // Copies input plane `id` of image n (0 in 2D; zeros when it lies outside the image) into one
 // halo plane `dst`: rows ih0 ..., columns iw0 ..., each pixel's CB channels as VPP 16-byte
 // vectors, zeros outside the image and past the present channels.
@@ -367,58 +363,6 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Phase& ph, const Geome
         }
 }
 
-#if defined(GCONV_NV)
-// ldmatrix on 32-bit shared-window addresses (the k loop adds byte offsets to them, no generic
-// pointer conversions per step).
-GCONV_DEVICE void ldsm_x4(u32 (&r)[4], u32 addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-GCONV_DEVICE void ldsm_x2(u32 (&r)[2], u32 addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
-                 : "=r"(r[0]), "=r"(r[1])
-                 : "r"(addr));
-}
-// The same with each 8x8 matrix transposed (rows in memory are the reduction index).
-GCONV_DEVICE void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-GCONV_DEVICE void ldsm_x2_trans(u32 (&r)[2], u32 addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
-                 : "=r"(r[0]), "=r"(r[1])
-                 : "r"(addr));
-}
-// The same at a compile-time byte offset from `addr`, and a 32-bit shared load likewise.
-template <int OFF> GCONV_DEVICE void ldsm_x4_at(u32 (&r)[4], u32 addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4+%5];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr), "n"(OFF));
-}
-template <int OFF> GCONV_DEVICE void ldsm_x2_at(u32 (&r)[2], u32 addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2+%3];\n"
-                 : "=r"(r[0]), "=r"(r[1])
-                 : "r"(addr), "n"(OFF));
-}
-template <int OFF> GCONV_DEVICE u32 lds_u32(u32 addr) {
-    u32 v;
-    asm volatile("ld.shared.u32 %0, [%1+%2];\n" : "=r"(v) : "r"(addr), "n"(OFF));
-    return v;
-}
-// A compile-time int as a value (the lambdas' immediate offsets and checks).
-template <int N> struct IntConst { static constexpr int value = N; };
-// Two fp32 values to one 32-bit pair of bf16 / fp16 (lo in the low half), round to nearest even.
-template <bool IS_HALF> GCONV_DEVICE u32 pack2(float lo, float hi) {
-    u32 d;
-    if constexpr (IS_HALF)
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
-    else
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
-    return d;
-}
-#endif
 
 // One tile out of a loaded halo: items of (MF m16 fragments) x (one unit), every kWarps-th to
 // this warp; the fragments of k16 step s + 1 are fetched before the MMAs of step s.

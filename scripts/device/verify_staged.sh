@@ -7,7 +7,9 @@
 # usage (on the GPU machine, .deps carried): scripts/device/verify_staged.sh
 #   GCONV_STAGED_POOLS="forward=FILE bwd_data=FILE" picks the pools (default: the exploration pools
 #   bench/configs/<dir>_direct_staged_explore.json); GCONV_DIRS="forward" runs one direction;
-#   GCONV_SKIP_OTHER=1 leaves the register-window pool's timing out.
+#   GCONV_SKIP_OTHER=1 leaves the register-window pool's timing out. The tensor-core K x K entries
+#   (warp tile 16x8x16) run the same way: GCONV_STAGED_POOLS names their pools and
+#   GCONV_MATCH='_wt16x8x16_' GCONV_LABEL=tc picks them for the table (default: the staged ones).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 work=/tmp/staged-out
@@ -48,7 +50,8 @@ PY
     echo "$dir baseline ${dir}_direct: exit $? in $(( $(date +%s) - t )) s"
   fi
   python3 bench/report.py "$work/verify_$dir.csv" | tee "$work/verify_report_$dir.txt"
-  python3 scripts/device/direct_mma_table.py --match '_direct_intrawave_.*_dsb' --label staged \
+  python3 scripts/device/direct_mma_table.py --match "${GCONV_MATCH:-_direct_intrawave_.*_dsb}" \
+    --label "${GCONV_LABEL:-staged}" \
     "$work"/base_${dir}_*.csv | tee "$work/table_$dir.txt"
   python3 bench/report.py --best "$work/base_${dir}_staged.csv" > "$work/best_$dir.md" 2>&1
 done

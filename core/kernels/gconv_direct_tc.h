@@ -1,0 +1,231 @@
+#pragma once
+// Tensor-core K x K entries of the direct pipeline (`direct` with warp tile 16x8x16): 2D
+// depthwise K x K (K = 3, 5, 7; stride and dilation 1 along H and W), forward, and bwd_data as
+// the forward walk over dOut with the filter rotated by 180 degrees (gconv_direct.h says why
+// that is exact).
+//
+// Why: a depthwise channel reduces over nothing but its own taps, so a GEMM over channels leaves
+// the tensor cores mostly idle (direct_mma's depthwise units are 1/8 useful) and the SIMT kernels
+// spend their issue slots on FMAs and bf16 unpacks (5x5 and 7x7 filters). Along a row the filter
+// is a Toeplitz matrix:
+//   out[y][x0 + j] = sum_r sum_k in[y + r][x0 + k] * T_r[k][j],  T_r[k][j] = w[r][k - j]
+// (0 <= k - j < K, else 0), so 16 output rows x 8 output columns of one channel are K mma.sync
+// m16n8k16: A = 16 input rows x 16 input columns (rows y + r, columns x0 ... x0 + 15) and
+// B = T_r (16 x 8: k - j reaches 15, so any K <= 9 fits).
+//
+// Block tile: TH = 16 x kTileK output rows x TW output columns (TW = min(kTileM / TH, dW rounded
+// up to 16)) x kTileN channels of one image; grid x = tiles x channel blocks, the channel block
+// fastest (gconv_direct.h), tiles = N x ceil(dH / TH) x ceil(dW / TW), column tile fastest
+// (codegen/direct_plan.h direct_tc_geometry() is the same formula).
+// The block copies the tile's source rows (TH + K - 1 rows x TW + 8 columns, zeros outside the
+// image) into shared memory transposed to one plane per channel, so a row of 8 columns of one
+// channel is one 16-byte ldmatrix row; a plane row is TW + 8 elements, an odd number of 16-byte
+// units, so the eight rows of an ldmatrix phase hit distinct banks. The filter is staged as B
+// rows: per (channel, filter row) two zero-padded copies of the row, the second shifted by one
+// element, so every lane reads its pair of T_r with aligned 32-bit loads.
+// A warp item is 16 rows x 16 columns (two n8 column tiles) x 8 channels; warps take items in
+// turn. Per channel and filter row: one ldmatrix.x4 and one .x2 (three 8-column blocks; the two
+// column tiles share the middle one), two 32-bit B loads and two MMAs. The 8 channels of a pixel
+// end in one thread, so the epilogue stores 16-byte vectors straight to global memory.
+// Dynamic shared memory: kTileN planes of (TH + K - 1) x (TW + 8) elements, then the B rows
+// (kTileN x K x 96 bytes).
+#include "gconv_direct.h"
+#include "gconv_mma_sync.h"
+
+#if !defined(GCONV_NV)
+#error "gconv_direct_tc.h uses ldmatrix and mma.sync: NVIDIA only (rule direct_pipeline)"
+#endif
+
+namespace gconv {
+namespace direct {
+
+template <class Cfg> struct TcShape {
+    typedef typename DTypeOf<Cfg::kDType>::type T;
+    static constexpr int WARPS = Cfg::kWarps;
+    static constexpr int THREADS = WARPS * GCONV_WARP_SIZE;
+    static constexpr int TN = Cfg::kTileN; // channel_block() reads it
+    static constexpr int OCT = TN / 8;     // 8-channel vectors of a pixel
+    static constexpr int TH = 16 * Cfg::kTileK;
+    static constexpr int MAX_TW = Cfg::kTileM / TH;
+    static constexpr bool IS_HALF = Cfg::kDType == 1;
+    // A B row: 24 elements, T_r's column 0 at element 8 (k - j runs from -7 to 15).
+    static constexpr int B_ROW = 24;
+    static constexpr int B_BYTES = 2 * B_ROW * 2; // two copies
+    static_assert(sizeof(T) == 2, "the tensor-core entries multiply bf16 / fp16");
+    static_assert(TN % 8 == 0 && TN > 0, "tile_n is whole 8-channel vectors");
+    static_assert(Cfg::kTileK == 1 || Cfg::kTileK == 2 || Cfg::kTileK == 4, "tile_k: 1, 2 or 4");
+    static_assert(Cfg::kTileM % TH == 0 && MAX_TW % 16 == 0 && MAX_TW <= 64,
+                  "tile_m / (16 x tile_k) is the widest tile: a multiple of 16 up to 64");
+};
+
+struct TcGeometry {
+    int tw, col_tiles; // output columns per tile, tiles along W
+    int bands;         // tiles along H
+    int tiles;         // per channel block
+    int in_rows, row_stride, plane;
+};
+
+template <class S, int KS> GCONV_DEVICE TcGeometry tc_geometry(int N, int dH, int dW) {
+    TcGeometry g;
+    const int wide = (dW + 15) / 16 * 16;
+    g.tw = wide < S::MAX_TW ? wide : S::MAX_TW;
+    g.col_tiles = (dW + g.tw - 1) / g.tw;
+    g.bands = (dH + S::TH - 1) / S::TH;
+    g.tiles = N * g.bands * g.col_tiles;
+    g.in_rows = S::TH + KS - 1;
+    g.row_stride = g.tw + 8;
+    g.plane = g.in_rows * g.row_stride;
+    return g;
+}
+
+template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParams& p) {
+    typedef TcShape<Cfg> S;
+    typedef typename S::T T;
+    const int sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
+    const int dH = BWD ? p.Hi : p.Ho, dW = BWD ? p.Wi : p.Wo;
+    const int pad_h = BWD ? KS - 1 - p.pad_h : p.pad_h;
+    const int pad_w = BWD ? KS - 1 - p.pad_w : p.pad_w;
+    const T* src = static_cast<const T*>(BWD ? p.out : p.in);
+    T* dst = static_cast<T*>(BWD ? const_cast<void*>(p.in) : p.out);
+    const u16* wei = static_cast<const u16*>(p.wei);
+
+    const TcGeometry g = tc_geometry<S, KS>(p.N, dH, dW);
+    const int tile = pixel_block<S>(p);
+    if (tile >= g.tiles) return;
+    const int ch0 = channel_block<S>(p) * S::TN;
+    const int ct = tile % g.col_tiles;
+    const int rest = tile / g.col_tiles;
+    const int h0 = (rest % g.bands) * S::TH;
+    const int n = rest / g.bands;
+    const int w0 = ct * g.tw;
+
+    u16* planes = reinterpret_cast<u16*>(gconv_dynamic_smem);
+    u16* brows = planes + S::TN * g.plane;
+    const int tid = static_cast<int>(threadIdx.x);
+
+    // Source rows, transposed: pairs of columns (x, x + 1) of one 8-channel vector become eight
+    // 32-bit words, one per channel plane. Columns at or past TW + K - 1 are read by the MMAs
+    // only against zeros of T_r; they are zero-filled so that an Inf or NaN there cannot leak.
+    {
+        const int pairs = (g.tw + 8) / 2;
+        const int units = g.in_rows * pairs * S::OCT;
+        const int hi0 = h0 - pad_h, wi0 = w0 - pad_w;
+        const int used_cols = g.tw + KS - 1;
+        for (int u = tid; u < units; u += S::THREADS) {
+            const int o = u % S::OCT;
+            const int pr = (u / S::OCT) % pairs;
+            const int q = u / (S::OCT * pairs);
+            const int hi = hi0 + q, x = 2 * pr, c = ch0 + o * 8;
+            const bool row_ok = inside(hi, sH) && c < p.C;
+            Raw<16> v[2];
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const int wi = wi0 + x + i;
+                const bool ok = row_ok && inside(wi, sW) && x + i < used_cols;
+                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(src + ((n * sH + hi) * sW + wi) * p.C +
+                                                              c)
+                          : Raw<16>::zero();
+            }
+            u32* at = reinterpret_cast<u32*>(planes + (o * 8) * g.plane + q * g.row_stride + x);
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                at[j * g.plane / 2] =
+                    mma::prmt(v[0].v[j / 2], v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
+        }
+    }
+    // B rows: [channel][filter row][copy][24]; copy 1 is copy 0 shifted left by one element.
+    {
+        constexpr int PER_CHANNEL = KS * 2 * S::B_ROW;
+        for (int e = tid; e < S::TN * PER_CHANNEL; e += S::THREADS) {
+            const int cl = e / PER_CHANNEL;
+            const int rem = e - cl * PER_CHANNEL;
+            const int r = rem / (2 * S::B_ROW);
+            const int i = rem % (2 * S::B_ROW);
+            const int s = i % S::B_ROW + i / S::B_ROW - 8;
+            const int ch = ch0 + cl;
+            u16 v = 0;
+            if (s >= 0 && s < KS && ch < p.C) {
+                const int wr = BWD ? KS - 1 - r : r, ws = BWD ? KS - 1 - s : s;
+                v = wei[(ch * KS + wr) * KS + ws];
+            }
+            brows[e] = v;
+        }
+    }
+    arch::barrier();
+
+    const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
+    const int gq = lane / 4, tq = lane % 4;
+    // This lane's B pair of T_r: elements 2t - g + 8 and + 1 of copy 0 (even g), or the same
+    // pair at 2t - g + 7 of copy 1 (odd g): an aligned 32-bit word either way; + 8 elements for
+    // the second register (k + 8).
+    const u32 b_lane = static_cast<u32>(
+        ((gq & 1) ? S::B_ROW + 2 * tq - gq + 7 : 2 * tq - gq + 8) * 2);
+    // ldmatrix rows: lanes 0-15 rows 0-15 of the first 8-column block, lanes 16-31 the next.
+    const u32 a_lane =
+        static_cast<u32>(((lane & 15) * g.row_stride + (lane >> 4) * 8) * 2);
+    const u32 planes_addr = arch::shared_address(planes);
+    const u32 b_addr = arch::shared_address(brows);
+    const int row_blocks = S::TH / 16, col_pairs = g.tw / 16;
+    const int items = row_blocks * col_pairs * S::OCT;
+
+#pragma unroll 1
+    for (int item = warp; item < items; item += S::WARPS) {
+        const int o = item % S::OCT;
+        const int cp = (item / S::OCT) % col_pairs;
+        const int rb = item / (S::OCT * col_pairs);
+        float acc[8][2][4];
+#pragma unroll
+        for (int c = 0; c < 8; ++c)
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) acc[c][j][q] = 0.0f;
+        const u32 item_a =
+            planes_addr + static_cast<u32>((o * 8 * g.plane + rb * 16 * g.row_stride + cp * 16) * 2) +
+            a_lane;
+        const u32 item_b = b_addr + static_cast<u32>(o * 8 * KS * S::B_BYTES) + b_lane;
+#pragma unroll
+        for (int c = 0; c < 8; ++c) {
+#pragma unroll
+            for (int r = 0; r < KS; ++r) {
+                const u32 a_at =
+                    item_a + static_cast<u32>((c * g.plane + r * g.row_stride) * 2);
+                u32 a[4], e[2];
+                mma::ldsm_x4(a, a_at);
+                mma::ldsm_x2_at<32>(e, a_at);
+                const u32 b_at = item_b + static_cast<u32>((c * KS + r) * S::B_BYTES);
+                const u32 b[2] = {mma::lds_u32<0>(b_at), mma::lds_u32<16>(b_at)};
+                const u32 a1[4] = {a[2], a[3], e[0], e[1]};
+                arch::mma_16816<S::IS_HALF>(acc[c][0], a, b);
+                arch::mma_16816<S::IS_HALF>(acc[c][1], a1, b);
+            }
+        }
+        // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each column tile, for
+        // the 8 channels of vector o: one 16-byte store per pixel.
+        const int c = ch0 + o * 8;
+        if (c >= p.C) continue;
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const int y = h0 + rb * 16 + gq + (q >> 1) * 8;
+                const int x = w0 + cp * 16 + j * 8 + 2 * tq + (q & 1);
+                if (y >= dH || x >= dW) continue;
+                Raw<16> out;
+#pragma unroll
+                for (int k = 0; k < 4; ++k)
+                    out.v[k] = mma::pack2<S::IS_HALF>(acc[2 * k][j][q], acc[2 * k + 1][j][q]);
+                *reinterpret_cast<Raw<16>*>(dst + ((n * dH + y) * dW + x) * p.C + c) = out;
+            }
+    }
+}
+
+template <class Cfg, int KS> GCONV_DEVICE void tc_forward(const ConvParams& p) {
+    tc_rows<Cfg, KS, false>(p);
+}
+template <class Cfg, int KS> GCONV_DEVICE void tc_bwd_data(const ConvParams& p) {
+    tc_rows<Cfg, KS, true>(p);
+}
+
+} // namespace direct
+} // namespace gconv
