@@ -5,6 +5,7 @@
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
 #include "config/arch_spec.h"
+#include "kernels/gconv_direct_tc_layout.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -66,17 +67,8 @@ inline constexpr std::size_t k_direct_staged_max_shared = 96 * 1024;
 // is tiles x channel blocks, the channel block fastest. The device's tc_geometry() is this formula.
 inline constexpr Triple k_direct_tc_warp_tile{16, 8, 16};
 bool is_direct_tc(const KernelConfig& config);
-struct DirectTcGeometry {
-    int64_t rows = 0, cols = 0;       // output rows and columns per tile
-    int64_t bands = 0, col_tiles = 0; // tiles along H and W
-    int64_t tiles = 0;                // per channel block
-    int64_t in_rows = 0, row_stride = 0; // staged rows; elements per staged row (cols + 8)
-};
+using DirectTcGeometry = direct_tc::Geometry<int64_t>;
 DirectTcGeometry direct_tc_geometry(const KernelConfig& config, const Problem& problem);
-// The widest tile (tile_m / rows): 16-column items, at most 4 of them per row.
-inline constexpr int k_direct_tc_max_cols = 64;
-// Bytes of one (channel, filter row) of the staged filter: two zero-padded 24-element rows.
-inline constexpr int k_direct_tc_filter_row_bytes = 96;
 // The staged planes and filter rows of a tensor-core tile: the sm_89 opt-in rounded down, as for
 // the staged entries.
 inline constexpr std::size_t k_direct_tc_max_shared = 96 * 1024;

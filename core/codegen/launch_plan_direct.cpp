@@ -94,19 +94,9 @@ bool is_direct_tc(const KernelConfig& c) {
 }
 
 DirectTcGeometry direct_tc_geometry(const KernelConfig& c, const Problem& p) {
-    DirectTcGeometry g;
     const bool bwd = c.variant == Variant::BwdData;
-    const int64_t dH = bwd ? p.Hi : p.Ho(), dW = bwd ? p.Wi : p.Wo();
-    g.rows = int64_t{16} * c.tile_k;
-    if (dH <= 0 || dW <= 0 || c.tile_k <= 0 || c.tile_m < g.rows) return g;
-    g.cols = std::min<int64_t>(c.tile_m / g.rows, ceil_div(dW, 16) * 16);
-    if (g.cols <= 0) return g;
-    g.bands = ceil_div(dH, g.rows);
-    g.col_tiles = ceil_div(dW, g.cols);
-    g.tiles = p.N * g.bands * g.col_tiles;
-    g.in_rows = g.rows + p.Y - 1;
-    g.row_stride = g.cols + 8;
-    return g;
+    return direct_tc::geometry<int64_t>(c.tile_m, c.tile_k, p.Y, p.N, bwd ? p.Hi : p.Ho(),
+                                        bwd ? p.Wi : p.Wo());
 }
 
 Triple direct_warp_tile(DataType dtype) {
@@ -122,7 +112,7 @@ std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p, int war
     if (is_direct_tc(c)) {
         const DirectTcGeometry g = direct_tc_geometry(c, p);
         return static_cast<std::size_t>(c.tile_n * g.in_rows * g.row_stride * element_bytes(c.dtype) +
-                                        int64_t{c.tile_n} * p.Y * k_direct_tc_filter_row_bytes);
+                                        int64_t{c.tile_n} * p.Y * direct_tc::kBRowBytes);
     }
     if (is_direct_staged(c)) {
         const DirectStagedGeometry g = direct_staged_geometry(c, p, warp_size);
@@ -196,7 +186,7 @@ SupportCheck check_direct_tc(const KernelConfig& c, const Problem& p, int warp_s
         r.fail("tile_k: ", c.tile_k, " m16 row blocks per tile; the tensor-core entries take 1, 2 "
                "or 4");
     else if (c.tile_m % rows != 0 || (c.tile_m / rows) % 16 != 0 ||
-             c.tile_m / rows > k_direct_tc_max_cols)
+             c.tile_m / rows > direct_tc::kMaxCols)
         r.fail("tile_m: ", c.tile_m, " / ", rows, " rows is not a width of 16, 32, 48 or 64 "
                "columns");
     if (c.tile_n % 8 != 0)

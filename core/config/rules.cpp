@@ -552,7 +552,7 @@ private:
         if (c_.tile_k != 1 && c_.tile_k != 2 && c_.tile_k != 4)
             bad("tile_k " + std::to_string(c_.tile_k) + " counts m16 row blocks: 1, 2 or 4");
         else if (c_.tile_m % rows != 0 || (c_.tile_m / rows) % 16 != 0 ||
-                 c_.tile_m / rows > k_direct_tc_max_cols)
+                 c_.tile_m / rows > direct_tc::kMaxCols)
             bad("tile_m " + std::to_string(c_.tile_m) + " / " + std::to_string(rows) +
                 " rows must be 16, 32, 48 or 64 columns");
         if (c_.split_k != 1 || c_.split_k_mode != SplitKMode::None)

@@ -30,6 +30,7 @@
 // Dynamic shared memory: kTileN planes of (TH + K - 1) x (TW + 8) elements, then the B rows
 // (kTileN x K x 96 bytes).
 #include "gconv_direct.h"
+#include "gconv_direct_tc_layout.h"
 #include "gconv_mma_sync.h"
 
 #if !defined(GCONV_NV)
@@ -48,35 +49,12 @@ template <class Cfg> struct TcShape {
     static constexpr int TH = 16 * Cfg::kTileK;
     static constexpr int MAX_TW = Cfg::kTileM / TH;
     static constexpr bool IS_HALF = Cfg::kDType == 1;
-    // A B row: 24 elements, T_r's column 0 at element 8 (k - j runs from -7 to 15).
-    static constexpr int B_ROW = 24;
-    static constexpr int B_BYTES = 2 * B_ROW * 2; // two copies
     static_assert(sizeof(T) == 2, "the tensor-core entries multiply bf16 / fp16");
     static_assert(TN % 8 == 0 && TN > 0, "tile_n is whole 8-channel vectors");
     static_assert(Cfg::kTileK == 1 || Cfg::kTileK == 2 || Cfg::kTileK == 4, "tile_k: 1, 2 or 4");
-    static_assert(Cfg::kTileM % TH == 0 && MAX_TW % 16 == 0 && MAX_TW <= 64,
+    static_assert(Cfg::kTileM % TH == 0 && MAX_TW % 16 == 0 && MAX_TW <= direct_tc::kMaxCols,
                   "tile_m / (16 x tile_k) is the widest tile: a multiple of 16 up to 64");
 };
-
-struct TcGeometry {
-    int tw, col_tiles; // output columns per tile, tiles along W
-    int bands;         // tiles along H
-    int tiles;         // per channel block
-    int in_rows, row_stride, plane;
-};
-
-template <class S, int KS> GCONV_DEVICE TcGeometry tc_geometry(int N, int dH, int dW) {
-    TcGeometry g;
-    const int wide = (dW + 15) / 16 * 16;
-    g.tw = wide < S::MAX_TW ? wide : S::MAX_TW;
-    g.col_tiles = (dW + g.tw - 1) / g.tw;
-    g.bands = (dH + S::TH - 1) / S::TH;
-    g.tiles = N * g.bands * g.col_tiles;
-    g.in_rows = S::TH + KS - 1;
-    g.row_stride = g.tw + 8;
-    g.plane = g.in_rows * g.row_stride;
-    return g;
-}
 
 template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParams& p) {
     typedef TcShape<Cfg> S;
@@ -89,62 +67,75 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParam
     T* dst = static_cast<T*>(BWD ? const_cast<void*>(p.in) : p.out);
     const u16* wei = static_cast<const u16*>(p.wei);
 
-    const TcGeometry g = tc_geometry<S, KS>(p.N, dH, dW);
+    const direct_tc::Geometry<int> g =
+        direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, p.N, dH, dW);
     const int tile = pixel_block<S>(p);
     if (tile >= g.tiles) return;
     const int ch0 = channel_block<S>(p) * S::TN;
     const int ct = tile % g.col_tiles;
     const int rest = tile / g.col_tiles;
     const int h0 = (rest % g.bands) * S::TH;
+    const int plane = g.in_rows * g.row_stride;
     const int n = rest / g.bands;
-    const int w0 = ct * g.tw;
+    const int w0 = ct * g.cols;
 
     u16* planes = reinterpret_cast<u16*>(gconv_dynamic_smem);
-    u16* brows = planes + S::TN * g.plane;
+    u16* brows = planes + S::TN * plane;
     const int tid = static_cast<int>(threadIdx.x);
 
     // Source rows, transposed: pairs of columns (x, x + 1) of one 8-channel vector become eight
     // 32-bit words, one per channel plane. Columns at or past TW + K - 1 are read by the MMAs
     // only against zeros of T_r; they are zero-filled so that an Inf or NaN there cannot leak.
+    // A thread copies two units per step, so four 16-byte loads are in flight before it stores.
     {
-        const int pairs = (g.tw + 8) / 2;
+        const int pairs = g.row_stride / 2;
         const int units = g.in_rows * pairs * S::OCT;
         const int hi0 = h0 - pad_h, wi0 = w0 - pad_w;
-        const int used_cols = g.tw + KS - 1;
-        for (int u = tid; u < units; u += S::THREADS) {
-            const int o = u % S::OCT;
-            const int pr = (u / S::OCT) % pairs;
-            const int q = u / (S::OCT * pairs);
-            const int hi = hi0 + q, x = 2 * pr, c = ch0 + o * 8;
-            const bool row_ok = inside(hi, sH) && c < p.C;
+        const int used_cols = g.cols + KS - 1;
+        struct Unit {
             Raw<16> v[2];
+            u32* at;
+        };
+        auto load = [&](int u, Unit& t) {
+            const int o = u % S::OCT;
+            const int px = u / S::OCT;
+            const int q = px / pairs, x = 2 * (px - q * pairs);
+            const int hi = hi0 + q, c = ch0 + o * 8;
+            const bool row_ok = u < units && inside(hi, sH) && c < p.C;
+            const T* row = src + ((n * sH + hi) * sW + wi0 + x) * p.C + c;
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
-                const int wi = wi0 + x + i;
-                const bool ok = row_ok && inside(wi, sW) && x + i < used_cols;
-                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(src + ((n * sH + hi) * sW + wi) * p.C +
-                                                              c)
-                          : Raw<16>::zero();
+                const bool ok = row_ok && inside(wi0 + x + i, sW) && x + i < used_cols;
+                t.v[i] = ok ? *reinterpret_cast<const Raw<16>*>(row + i * p.C) : Raw<16>::zero();
             }
-            u32* at = reinterpret_cast<u32*>(planes + (o * 8) * g.plane + q * g.row_stride + x);
+            t.at = reinterpret_cast<u32*>(planes + (o * 8) * plane + q * g.row_stride + x);
+        };
+        auto store = [&](const Unit& t) {
 #pragma unroll
             for (int j = 0; j < 8; ++j)
-                at[j * g.plane / 2] =
-                    mma::prmt(v[0].v[j / 2], v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
+                t.at[j * plane / 2] =
+                    mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
+        };
+#pragma unroll 1
+        for (int u = tid; u < units; u += 2 * S::THREADS) {
+            Unit a, b;
+            load(u, a);
+            load(u + S::THREADS, b);
+            store(a);
+            if (u + S::THREADS < units) store(b);
         }
     }
-    // B rows: [channel][filter row][copy][24]; copy 1 is copy 0 shifted left by one element.
+    // Filter rows: [channel][filter row][two copies] (gconv_direct_tc_layout.h).
     {
-        constexpr int PER_CHANNEL = KS * 2 * S::B_ROW;
+        constexpr int ROW = 2 * direct_tc::kBRow, PER_CHANNEL = KS * ROW;
         for (int e = tid; e < S::TN * PER_CHANNEL; e += S::THREADS) {
             const int cl = e / PER_CHANNEL;
             const int rem = e - cl * PER_CHANNEL;
-            const int r = rem / (2 * S::B_ROW);
-            const int i = rem % (2 * S::B_ROW);
-            const int s = i % S::B_ROW + i / S::B_ROW - 8;
+            const int r = rem / ROW;
+            const int s = direct_tc::b_row_tap(rem % ROW, KS);
             const int ch = ch0 + cl;
             u16 v = 0;
-            if (s >= 0 && s < KS && ch < p.C) {
+            if (s >= 0 && ch < p.C) {
                 const int wr = BWD ? KS - 1 - r : r, ws = BWD ? KS - 1 - s : s;
                 v = wei[(ch * KS + wr) * KS + ws];
             }
@@ -155,17 +146,11 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParam
 
     const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
     const int gq = lane / 4, tq = lane % 4;
-    // This lane's B pair of T_r: elements 2t - g + 8 and + 1 of copy 0 (even g), or the same
-    // pair at 2t - g + 7 of copy 1 (odd g): an aligned 32-bit word either way; + 8 elements for
-    // the second register (k + 8).
-    const u32 b_lane = static_cast<u32>(
-        ((gq & 1) ? S::B_ROW + 2 * tq - gq + 7 : 2 * tq - gq + 8) * 2);
-    // ldmatrix rows: lanes 0-15 rows 0-15 of the first 8-column block, lanes 16-31 the next.
-    const u32 a_lane =
-        static_cast<u32>(((lane & 15) * g.row_stride + (lane >> 4) * 8) * 2);
+    const u32 b_lane = static_cast<u32>(direct_tc::b_lane_bytes(lane));
+    const u32 a_lane = static_cast<u32>(direct_tc::a_lane_bytes(lane, g.row_stride));
     const u32 planes_addr = arch::shared_address(planes);
     const u32 b_addr = arch::shared_address(brows);
-    const int row_blocks = S::TH / 16, col_pairs = g.tw / 16;
+    const int row_blocks = S::TH / 16, col_pairs = g.cols / 16;
     const int items = row_blocks * col_pairs * S::OCT;
 
 #pragma unroll 1
@@ -181,19 +166,19 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParam
 #pragma unroll
                 for (int q = 0; q < 4; ++q) acc[c][j][q] = 0.0f;
         const u32 item_a =
-            planes_addr + static_cast<u32>((o * 8 * g.plane + rb * 16 * g.row_stride + cp * 16) * 2) +
+            planes_addr + static_cast<u32>((o * 8 * plane + rb * 16 * g.row_stride + cp * 16) * 2) +
             a_lane;
-        const u32 item_b = b_addr + static_cast<u32>(o * 8 * KS * S::B_BYTES) + b_lane;
+        const u32 item_b = b_addr + static_cast<u32>(o * 8 * KS * direct_tc::kBRowBytes) + b_lane;
 #pragma unroll
         for (int c = 0; c < 8; ++c) {
 #pragma unroll
             for (int r = 0; r < KS; ++r) {
                 const u32 a_at =
-                    item_a + static_cast<u32>((c * g.plane + r * g.row_stride) * 2);
+                    item_a + static_cast<u32>((c * plane + r * g.row_stride) * 2);
                 u32 a[4], e[2];
                 mma::ldsm_x4(a, a_at);
                 mma::ldsm_x2_at<32>(e, a_at);
-                const u32 b_at = item_b + static_cast<u32>((c * KS + r) * S::B_BYTES);
+                const u32 b_at = item_b + static_cast<u32>((c * KS + r) * direct_tc::kBRowBytes);
                 const u32 b[2] = {mma::lds_u32<0>(b_at), mma::lds_u32<16>(b_at)};
                 const u32 a1[4] = {a[2], a[3], e[0], e[1]};
                 arch::mma_16816<S::IS_HALF>(acc[c][0], a, b);

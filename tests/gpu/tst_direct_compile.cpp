@@ -43,6 +43,15 @@ KernelConfig staged_config(Variant v, DataType dt, int vec, int run, int warp) {
     return c;
 }
 
+// The tensor-core K x K entries (warp tile 16x8x16): 2D forward / bwd_data, 16-bit types.
+KernelConfig tc_config(Variant v, DataType dt, int tile_n, int warps, int tile_k, int cols) {
+    KernelConfig c = direct_config(v, dt, 2, 8, 32);
+    c.warp_tile_m = k_direct_tc_warp_tile[0], c.warp_tile_n = k_direct_tc_warp_tile[1];
+    c.warp_tile_k = k_direct_tc_warp_tile[2];
+    c.wave_m = warps, c.tile_n = tile_n, c.tile_k = tile_k, c.tile_m = 16 * tile_k * cols;
+    return c;
+}
+
 std::vector<KernelConfig> all_configs(int warp) {
     std::vector<KernelConfig> out;
     for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight})
@@ -162,6 +171,25 @@ private slots:
         for (Variant v : {Variant::Forward, Variant::BwdData})
             for (auto [vec, run] : {std::pair{8, 4}, {8, 8}, {4, 8}, {4, 2}})
                 configs.push_back(staged_config(v, DataType::BF16, vec, run, 32));
+        int entries = 0;
+        expect_no_spills(
+            configs, [](const KernelConfig&, int) { return true; }, entries);
+        QCOMPARE(entries, 8 * 3);
+    }
+
+    // The tensor-core entries keep 8 channels x 2 column tiles of sums (64 registers) and one
+    // filter row's fragments in registers: no spills, also under two blocks per multiprocessor.
+    void tensor_core_entries_do_not_spill() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        std::vector<KernelConfig> configs;
+        for (Variant v : {Variant::Forward, Variant::BwdData})
+            for (DataType dt : {DataType::BF16, DataType::FP16}) {
+                configs.push_back(tc_config(v, dt, 16, 4, 1, 64));
+                KernelConfig two = tc_config(v, dt, 32, 8, 2, 16);
+                two.block_per_cu = 2;
+                configs.push_back(two);
+            }
         int entries = 0;
         expect_no_spills(
             configs, [](const KernelConfig&, int) { return true; }, entries);

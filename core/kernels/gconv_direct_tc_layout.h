@@ -1,0 +1,73 @@
+#pragma once
+// Index arithmetic of the tensor-core direct entries (gconv_direct_tc.h), shared verbatim by the
+// device code and the host (codegen/direct_plan.h, tests/core/tst_direct_tc_layout.cpp), so the
+// grid, the shared-memory size and the fragment addressing are one formula on both sides. Plain
+// integer C++, no device header.
+#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__) || defined(__CUDACC__)
+#define GCONV_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define GCONV_HOST_DEVICE inline
+#endif
+
+namespace gconv {
+namespace direct_tc {
+
+// A staged filter row (one channel, one filter row r): kBRow elements with tap s at element
+// s + kBRowLead and zeros around it (T_r[k][j] = w[r][k - j] with k - j from -7 to 15), then the
+// same row shifted left by one element, so that every lane's pair of T_r is one aligned word.
+constexpr int kBRow = 24;
+constexpr int kBRowLead = 8;
+constexpr int kBRowBytes = 2 * kBRow * 2; // two copies of 16-bit elements
+// Widest block tile: 16-column items, at most 4 of them across.
+constexpr int kMaxCols = 64;
+
+template <class I> struct Geometry {
+    I rows = 0, cols = 0;         // output rows and columns of a block tile
+    I bands = 0, col_tiles = 0;   // tiles along H and W
+    I tiles = 0;                  // per channel block
+    I in_rows = 0, row_stride = 0; // staged rows; elements per staged row (cols + 8)
+};
+
+// rows = 16 x tile_k; cols = min(tile_m / rows, dW rounded up to 16); tiles = N x bands x
+// column tiles, the column tile fastest. A staged row holds cols + 8 elements: the last item's
+// third 8-column block ends at column cols + 7, and (cols + 8) / 8 is odd, so the eight rows of
+// one ldmatrix phase fall in different banks. Zero extents where the config cannot tile.
+template <class I>
+GCONV_HOST_DEVICE Geometry<I> geometry(I tile_m, I tile_k, I taps_y, I N, I dH, I dW) {
+    Geometry<I> g;
+    g.rows = 16 * tile_k;
+    if (dH <= 0 || dW <= 0 || tile_k <= 0 || tile_m < g.rows) return g;
+    const I wide = (dW + 15) / 16 * 16;
+    g.cols = tile_m / g.rows < wide ? tile_m / g.rows : wide;
+    if (g.cols <= 0) return g;
+    g.bands = (dH + g.rows - 1) / g.rows;
+    g.col_tiles = (dW + g.cols - 1) / g.cols;
+    g.tiles = N * g.bands * g.col_tiles;
+    g.in_rows = g.rows + taps_y - 1;
+    g.row_stride = g.cols + 8;
+    return g;
+}
+
+// The filter tap element i (0 .. 2 kBRow - 1) of a staged filter row holds, or -1 for a zero.
+GCONV_HOST_DEVICE int b_row_tap(int i, int taps) {
+    const int s = i % kBRow + i / kBRow - kBRowLead;
+    return s >= 0 && s < taps ? s : -1;
+}
+
+// Byte offset in a staged filter row of the word holding lane (g, t)'s B pair {T[2t][g],
+// T[2t + 1][g]}: elements 2t - g + 8 and + 1 of the first copy for even g, the same pair at
+// 2t - g + 7 of the second copy for odd g. The second register (k + 8) is 16 bytes further.
+GCONV_HOST_DEVICE int b_lane_bytes(int lane) {
+    const int g = lane / 4, t = lane % 4;
+    return ((g & 1) ? kBRow + 2 * t - g + kBRowLead - 1 : 2 * t - g + kBRowLead) * 2;
+}
+
+// Byte offset of a lane's ldmatrix row address from an item's A origin (row 0 of its first
+// 8-column block): lanes 0-15 give rows 0-15 of that block (matrices 0 and 1 of an x4 load),
+// lanes 16-31 rows 0-15 of the next block (matrices 2 and 3).
+GCONV_HOST_DEVICE int a_lane_bytes(int lane, int row_stride) {
+    return ((lane & 15) * row_stride + (lane >> 4) * 8) * 2;
+}
+
+} // namespace direct_tc
+} // namespace gconv

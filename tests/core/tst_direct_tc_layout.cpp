@@ -1,0 +1,258 @@
+// The fragment arithmetic of the tensor-core direct entries (kernels/gconv_direct_tc.h) checked
+// without a GPU: a warp-level model of ldmatrix and mma.sync m16n8k16 as the PTX ISA defines
+// their fragments, driven by the same layout functions the kernel uses
+// (kernels/gconv_direct_tc_layout.h: geometry, ldmatrix row addresses, filter-row words), walks
+// every block tile of random depthwise problems exactly as the kernel does and must reproduce the
+// reference convolution exactly (small integer data: every sum is exact in fp32).
+#include "codegen/direct_plan.h"
+#include "kernels/gconv_direct_tc_layout.h"
+#include "problem/problem.h"
+
+#include <QRandomGenerator>
+#include <QtTest>
+
+#include <array>
+#include <vector>
+
+using namespace gconv;
+
+namespace {
+
+constexpr int kLanes = 32;
+using Shared = std::vector<float>; // one value per 16-bit element; addresses are bytes
+using Pair = std::array<float, 2>; // the two 16-bit halves of a 32-bit register
+
+// ldmatrix .x<count>: matrix m takes its 8 row addresses from lanes 8m .. 8m + 7; lane T receives
+// row T / 4, elements 2 (T % 4) and + 1 of every matrix, matrix m in register m.
+void ldmatrix(const Shared& s, const std::array<int, kLanes>& row_bytes, int count,
+              std::array<std::array<Pair, 4>, kLanes>& regs) {
+    for (int m = 0; m < count; ++m)
+        for (int t = 0; t < kLanes; ++t) {
+            const int e = row_bytes[8 * m + t / 4] / 2 + 2 * (t % 4);
+            regs[t][m] = {s.at(e), s.at(e + 1)};
+        }
+}
+
+// mma.sync.m16n8k16.row.col, fp32 accumulators. Lane (g, t) = (T / 4, T % 4) holds
+// A: {row g, k 2t..}, {row g + 8, k 2t..}, {row g, k 2t + 8..}, {row g + 8, k 2t + 8..};
+// B: {k 2t.., n g}, {k 2t + 8.., n g}; D: rows g and g + 8, columns 2t and 2t + 1.
+void mma(const std::array<std::array<Pair, 4>, kLanes>& a,
+         const std::array<std::array<Pair, 2>, kLanes>& b, std::array<std::array<float, 4>, kLanes>& d) {
+    float A[16][16], B[16][8];
+    for (int T = 0; T < kLanes; ++T) {
+        const int g = T / 4, t = T % 4;
+        for (int i = 0; i < 2; ++i) {
+            A[g][2 * t + i] = a[T][0][i];
+            A[g + 8][2 * t + i] = a[T][1][i];
+            A[g][2 * t + 8 + i] = a[T][2][i];
+            A[g + 8][2 * t + 8 + i] = a[T][3][i];
+            B[2 * t + i][g] = b[T][0][i];
+            B[2 * t + 8 + i][g] = b[T][1][i];
+        }
+    }
+    for (int T = 0; T < kLanes; ++T) {
+        const int g = T / 4, t = T % 4;
+        for (int q = 0; q < 4; ++q) {
+            const int row = g + (q >> 1) * 8, col = 2 * t + (q & 1);
+            float sum = 0;
+            for (int k = 0; k < 16; ++k) sum += A[row][k] * B[k][col];
+            d[T][q] += sum;
+        }
+    }
+}
+
+struct Conv {
+    int N, C, H, W, K, pad; // forward source extents (bwd_data: dOut), K x K filter
+    bool bwd;
+    int dH() const { return bwd ? H + K - 1 - 2 * pad : H + 2 * pad - K + 1; }
+    int dW() const { return bwd ? W + K - 1 - 2 * pad : W + 2 * pad - K + 1; }
+};
+
+// Forward: out[y][x] = sum in[y - pad + r][x - pad + s] w[r][s]; bwd_data (stride 1):
+// dIn[y][x] = sum dOut[y + pad - r][x + pad - s] w[r][s].
+std::vector<float> reference(const Conv& v, const std::vector<float>& src,
+                             const std::vector<float>& w) {
+    std::vector<float> dst(size_t(v.N) * v.dH() * v.dW() * v.C, 0.0f);
+    for (int n = 0; n < v.N; ++n)
+        for (int y = 0; y < v.dH(); ++y)
+            for (int x = 0; x < v.dW(); ++x)
+                for (int c = 0; c < v.C; ++c) {
+                    float sum = 0;
+                    for (int r = 0; r < v.K; ++r)
+                        for (int s = 0; s < v.K; ++s) {
+                            const int sy = v.bwd ? y + v.pad - r : y - v.pad + r;
+                            const int sx = v.bwd ? x + v.pad - s : x - v.pad + s;
+                            if (sy < 0 || sy >= v.H || sx < 0 || sx >= v.W) continue;
+                            sum += src[((size_t(n) * v.H + sy) * v.W + sx) * v.C + c] *
+                                   w[(size_t(c) * v.K + r) * v.K + s];
+                        }
+                    dst[((size_t(n) * v.dH() + y) * v.dW() + x) * v.C + c] = sum;
+                }
+    return dst;
+}
+
+struct TcConfig {
+    int tile_m, tile_k, tile_n, warps;
+};
+
+// The kernel's walk (gconv_direct_tc.h tc_rows) over every block of the grid, on the models.
+std::vector<float> emulate(const Conv& v, const TcConfig& k, const std::vector<float>& src,
+                           const std::vector<float>& w) {
+    const int dH = v.dH(), dW = v.dW(), KS = v.K;
+    const int pad = v.bwd ? KS - 1 - v.pad : v.pad;
+    const auto g = direct_tc::geometry<int>(k.tile_m, k.tile_k, KS, v.N, dH, dW);
+    const int plane = g.in_rows * g.row_stride;
+    const int oct = k.tile_n / 8;
+    const int b_base = k.tile_n * plane * 2; // bytes
+    std::vector<float> dst(size_t(v.N) * dH * dW * v.C, -12345.0f);
+    const int channel_blocks = (v.C + k.tile_n - 1) / k.tile_n;
+    for (int block = 0; block < g.tiles * channel_blocks; ++block) {
+        const int tile = block / channel_blocks, ch0 = (block % channel_blocks) * k.tile_n;
+        const int ct = tile % g.col_tiles, rest = tile / g.col_tiles;
+        const int h0 = (rest % g.bands) * g.rows, n = rest / g.bands, w0 = ct * g.cols;
+        Shared s(size_t(b_base / 2) + size_t(k.tile_n) * KS * 2 * direct_tc::kBRow, 0.0f);
+        for (int q = 0; q < g.in_rows; ++q)
+            for (int x = 0; x < g.row_stride; ++x)
+                for (int cl = 0; cl < k.tile_n; ++cl) {
+                    const int hi = h0 - pad + q, wi = w0 - pad + x, c = ch0 + cl;
+                    const bool ok = hi >= 0 && hi < v.H && wi >= 0 && wi < v.W && c < v.C &&
+                                    x < g.cols + KS - 1;
+                    s[size_t(cl) * plane + q * g.row_stride + x] =
+                        ok ? src[((size_t(n) * v.H + hi) * v.W + wi) * v.C + c] : 0.0f;
+                }
+        for (int cl = 0; cl < k.tile_n; ++cl)
+            for (int r = 0; r < KS; ++r)
+                for (int i = 0; i < 2 * direct_tc::kBRow; ++i) {
+                    const int tap = direct_tc::b_row_tap(i, KS), c = ch0 + cl;
+                    const int wr = v.bwd ? KS - 1 - r : r, ws = v.bwd ? KS - 1 - tap : tap;
+                    s[b_base / 2 + (size_t(cl) * KS + r) * 2 * direct_tc::kBRow + i] =
+                        tap >= 0 && c < v.C ? w[(size_t(c) * KS + wr) * KS + ws] : 0.0f;
+                }
+        const int col_pairs = g.cols / 16, items = (g.rows / 16) * col_pairs * oct;
+        for (int item = 0; item < items; ++item) { // warps take items in turn: order is free
+            const int o = item % oct, cp = (item / oct) % col_pairs, rb = item / (oct * col_pairs);
+            std::array<std::array<std::array<float, 4>, kLanes>, 16> acc{}; // [channel][tile]
+            for (int c = 0; c < 8; ++c)
+                for (int r = 0; r < KS; ++r) {
+                    std::array<int, kLanes> a_rows, e_rows, b_word;
+                    for (int T = 0; T < kLanes; ++T) {
+                        const int origin = ((o * 8 + c) * plane + (rb * 16 + r) * g.row_stride +
+                                            cp * 16) * 2;
+                        a_rows[T] = origin + direct_tc::a_lane_bytes(T, g.row_stride);
+                        e_rows[T] = a_rows[T] + 32;
+                        b_word[T] = b_base + ((o * 8 + c) * KS + r) * direct_tc::kBRowBytes +
+                                    direct_tc::b_lane_bytes(T);
+                    }
+                    std::array<std::array<Pair, 4>, kLanes> a{}, e{}, a1{};
+                    ldmatrix(s, a_rows, 4, a);
+                    ldmatrix(s, e_rows, 2, e);
+                    std::array<std::array<Pair, 2>, kLanes> b{};
+                    for (int T = 0; T < kLanes; ++T) {
+                        for (int h = 0; h < 2; ++h) {
+                            const int word = (b_word[T] + 16 * h);
+                            if (word % 4 != 0) qFatal("lane %d: a misaligned B word", T);
+                            b[T][h] = {s.at(word / 2), s.at(word / 2 + 1)};
+                        }
+                        a1[T] = {a[T][2], a[T][3], e[T][0], e[T][1]};
+                    }
+                    mma(a, b, acc[c * 2 + 0]);
+                    mma(a1, b, acc[c * 2 + 1]);
+                }
+            for (int T = 0; T < kLanes; ++T)
+                for (int j = 0; j < 2; ++j)
+                    for (int q = 0; q < 4; ++q) {
+                        const int y = h0 + rb * 16 + T / 4 + (q >> 1) * 8;
+                        const int x = w0 + cp * 16 + j * 8 + 2 * (T % 4) + (q & 1);
+                        const int c0 = ch0 + o * 8;
+                        if (y >= dH || x >= dW || c0 >= v.C) continue;
+                        for (int c = 0; c < 8; ++c)
+                            dst[((size_t(n) * dH + y) * dW + x) * v.C + c0 + c] =
+                                acc[c * 2 + j][T][q];
+                    }
+        }
+    }
+    return dst;
+}
+
+} // namespace
+
+class TestDirectTcLayout : public QObject {
+    Q_OBJECT
+
+private slots:
+    void every_lane_reads_its_toeplitz_pair_from_one_aligned_word() {
+        for (int taps : {3, 5, 7}) {
+            for (int T = 0; T < kLanes; ++T) {
+                const int g = T / 4, t = T % 4;
+                for (int h = 0; h < 2; ++h) {
+                    const int word = direct_tc::b_lane_bytes(T) + 16 * h;
+                    QCOMPARE(word % 4, 0);
+                    for (int i = 0; i < 2; ++i) {
+                        const int k = 2 * t + 8 * h + i, tap = k - g;
+                        const int want = tap >= 0 && tap < taps ? tap : -1;
+                        QCOMPARE(direct_tc::b_row_tap(word / 2 + i, taps), want);
+                    }
+                }
+            }
+        }
+    }
+
+    void the_rows_of_one_ldmatrix_phase_fall_in_distinct_banks() {
+        for (int cols : {16, 32, 48, 64}) {
+            const int stride = cols + 8;
+            for (int m = 0; m < 4; ++m) {
+                QSet<int> groups; // 16-byte bank groups of the eight rows of matrix m
+                for (int T = 8 * m; T < 8 * m + 8; ++T)
+                    groups.insert(direct_tc::a_lane_bytes(T, stride) / 16 % 8);
+                QCOMPARE(groups.size(), 8);
+            }
+        }
+    }
+
+    void the_modelled_kernel_reproduces_the_reference_convolution() {
+        auto* rng = QRandomGenerator::global();
+        const std::vector<TcConfig> configs = {
+            {1024, 1, 16, 4}, {512, 1, 8, 2}, {256, 1, 32, 8}, {2048, 2, 8, 4}, {1024, 2, 16, 2}};
+        int checked = 0;
+        for (int trial = 0; trial < 40; ++trial) {
+            Conv v;
+            v.K = 3 + 2 * rng->bounded(3);
+            v.pad = rng->bounded(v.K);
+            v.bwd = rng->bounded(2) == 1;
+            v.N = 1 + rng->bounded(2);
+            v.C = 8 * (1 + rng->bounded(5));
+            v.H = v.K + rng->bounded(trial % 8 == 0 ? 40 : 20);
+            v.W = v.K + rng->bounded(trial % 5 == 0 ? 150 : 30);
+            if (v.dH() <= 0 || v.dW() <= 0) continue;
+            const TcConfig k = configs[trial % configs.size()];
+            std::vector<float> src(size_t(v.N) * v.H * v.W * v.C), w(size_t(v.C) * v.K * v.K);
+            for (float& x : src) x = float(rng->bounded(9)) - 4.0f;
+            for (float& x : w) x = float(rng->bounded(7)) - 3.0f;
+            const std::vector<float> want = reference(v, src, w);
+            const std::vector<float> got = emulate(v, k, src, w);
+            ++checked;
+            for (size_t i = 0; i < want.size(); ++i)
+                if (got[i] != want[i])
+                    QFAIL(qPrintable(QString("trial %1 (%2 K %3 pad %4, %5x%6x%7x%8, tile_m %9 "
+                                             "tile_k %10 tile_n %11): element %12 is %13, want %14")
+                                         .arg(trial)
+                                         .arg(v.bwd ? "bwd_data" : "forward")
+                                         .arg(v.K)
+                                         .arg(v.pad)
+                                         .arg(v.N)
+                                         .arg(v.H)
+                                         .arg(v.W)
+                                         .arg(v.C)
+                                         .arg(k.tile_m)
+                                         .arg(k.tile_k)
+                                         .arg(k.tile_n)
+                                         .arg(i)
+                                         .arg(got[i])
+                                         .arg(want[i])));
+        }
+        QVERIFY2(checked >= 30, "too few problems had an output");
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDirectTcLayout)
+#include "tst_direct_tc_layout.moc"

@@ -1,0 +1,222 @@
+// The tensor-core K x K entries of the direct pipeline (warp tile 16x8x16): which configs the
+// rules keep, which problems they take and refuse with a reason, the tile geometry, grid and
+// shared memory computed by hand for a known shape, tiles that cover every destination pixel of
+// random problems, and the generated source (tensor-core entries, no generic body).
+#include "codegen/direct_plan.h"
+#include "codegen/kernel_source.h"
+#include "codegen/launch_sequence.h"
+#include "config/kernel_name.h"
+#include "rule_messages.h"
+
+#include <QRandomGenerator>
+#include <QtTest>
+
+using namespace gconv;
+using test::joined;
+using test::rules_of;
+
+namespace {
+
+// 4 warps, 16 channels, one m16 row block, tiles up to 64 columns wide.
+KernelConfig tc(Variant v = Variant::Forward) {
+    KernelConfig c;
+    c.variant = v;
+    c.pipeline = Pipeline::Direct;
+    c.warp_tile_m = 16, c.warp_tile_n = 8, c.warp_tile_k = 16;
+    c.wave_m = 4, c.wave_n = 1, c.wave_k = 1;
+    c.tile_n = 16, c.tile_k = 1, c.tile_m = 1024;
+    c.vector_size_a = c.vector_size_b = c.vector_size_c = 8;
+    return c;
+}
+
+Problem depthwise(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t pad) {
+    Problem p;
+    p.N = n, p.C = c, p.K = c, p.G = c, p.Hi = h, p.Wi = w, p.Y = f, p.X = f;
+    p.pad_h = p.pad_w = pad;
+    return p;
+}
+
+} // namespace
+
+class TestDirectTcPlan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void tc_configs_are_legal_for_16_bit_2d_forward_and_bwd_data_on_nvidia_only() {
+        for (Variant v : {Variant::Forward, Variant::BwdData}) {
+            QVERIFY2(rules_of(tc(v)).empty(), qPrintable(joined(rules_of(tc(v)))));
+            KernelConfig half = tc(v);
+            half.dtype = DataType::FP16;
+            QVERIFY2(rules_of(half).empty(), qPrintable(joined(rules_of(half))));
+        }
+        QVERIFY(joined(rules_of(tc(), "gfx90a")).contains("mma_sync"));
+        struct Case {
+            const char* needle;
+            std::function<void(KernelConfig&)> change;
+        };
+        const std::vector<Case> culled = {
+            {"bf16 / fp16",
+             [](KernelConfig& c) {
+                 c.dtype = DataType::FP32;
+                 c.vector_size_a = c.vector_size_b = c.vector_size_c = 4;
+             }},
+            {"forward and bwd_data",
+             [](KernelConfig& c) {
+                 c.variant = Variant::BwdWeight;
+                 c.split_k_mode = SplitKMode::Atomic;
+             }},
+            {"2D", [](KernelConfig& c) { c.ndim_spatial = 3; }},
+            {"double_smem_buffer", [](KernelConfig& c) { c.double_smem_buffer = true; }},
+            {"16 bytes", [](KernelConfig& c) { c.vector_size_a = c.vector_size_b = c.vector_size_c = 4; }},
+            {"8-channel", [](KernelConfig& c) { c.tile_n = 12; }},
+            {"tile_k", [](KernelConfig& c) { c.tile_k = 3, c.tile_m = 48 * 16; }},
+            {"columns", [](KernelConfig& c) { c.tile_m = 16 * 24; }},
+            {"columns", [](KernelConfig& c) { c.tile_m = 16 * 128; }},
+        };
+        for (const Case& k : culled) {
+            KernelConfig c = tc();
+            k.change(c);
+            QVERIFY2(joined(rules_of(c)).contains(k.needle),
+                     qPrintable(QString(k.needle) + ": " + joined(rules_of(c))));
+        }
+        // Another warp tile stays a GEMM knob the direct pipeline does not have.
+        KernelConfig other = tc();
+        other.warp_tile_n = 16;
+        QVERIFY(joined(rules_of(other)).contains("warp tile"));
+    }
+
+    void names_carry_the_warp_tile_and_round_trip() {
+        const std::string name = kernel_name(tc());
+        QVERIFY2(name.find("_wt16x8x16_") != std::string::npos, name.c_str());
+        QCOMPARE(kernel_name(parse_kernel_name(name)), name);
+        QVERIFY(is_direct_tc(parse_kernel_name(name)));
+        QVERIFY(!is_direct_tc(parse_kernel_name(kernel_name([] {
+            KernelConfig c = tc();
+            c.warp_tile_m = c.warp_tile_n = 32;
+            return c;
+        }()))));
+    }
+
+    void takes_depthwise_k_by_k_stride_1_and_refuses_the_rest_with_a_reason() {
+        for (int f : {3, 5, 7}) {
+            const Problem p = depthwise(2, 64, 14, 14, f, f / 2);
+            for (Variant v : {Variant::Forward, Variant::BwdData}) {
+                const SupportCheck s = is_supported(tc(v), p);
+                QVERIFY2(s.ok, s.reason.c_str());
+                QCOMPARE(direct_entry_name(tc(v), p), direct_filter_entry_name(f));
+            }
+        }
+        struct Case {
+            const char* needle;
+            std::function<void(Problem&)> change;
+        };
+        const std::vector<Case> refused = {
+            {"stride", [](Problem& p) { p.stride_h = p.stride_w = 2; }},
+            {"dilation",
+             [](Problem& p) { p.dilation_h = p.dilation_w = 2, p.pad_h = p.pad_w = 2; }},
+            {"filter", [](Problem& p) { p.X = 1, p.pad_w = 0; }},
+            {"filter", [](Problem& p) { p.Y = p.X = 9, p.pad_h = p.pad_w = 4; }},
+            {"C/G", [](Problem& p) { p.G = 32; }},
+            {"C = 20", [](Problem& p) { p.C = p.K = p.G = 20; }},
+        };
+        for (const Case& k : refused) {
+            Problem p = depthwise(2, 64, 14, 14, 3, 1);
+            k.change(p);
+            const SupportCheck s = is_supported(tc(), p);
+            QVERIFY2(!s.ok, k.needle);
+            QVERIFY2(s.reason.find(k.needle) != std::string::npos, s.reason.c_str());
+        }
+        // 64 channels x 4 row blocks: 64 planes of 70 x 72 elements are over the limit.
+        KernelConfig big = tc();
+        big.tile_n = 64, big.tile_k = 4, big.tile_m = 64 * 64;
+        const SupportCheck s = is_supported(big, depthwise(1, 64, 128, 128, 7, 3));
+        QVERIFY(!s.ok);
+        QVERIFY2(s.reason.find("shared memory") != std::string::npos, s.reason.c_str());
+    }
+
+    // convnext_dw96_7x7 (32 x 96 x 56 x 56, 7x7 pad 3): 56 columns round up to 64 (one column
+    // tile), 16-row bands: 4; 32 x 4 tiles; 96 / 16 -> 6 channel blocks along x too.
+    void geometry_grid_and_shared_memory_of_a_known_shape() {
+        const Problem p = depthwise(32, 96, 56, 56, 7, 3);
+        const DirectTcGeometry g = direct_tc_geometry(tc(), p);
+        QCOMPARE(g.rows, int64_t{16});
+        QCOMPARE(g.cols, int64_t{64});
+        QCOMPARE(g.bands, int64_t{4});
+        QCOMPARE(g.col_tiles, int64_t{1});
+        QCOMPARE(g.tiles, int64_t{32 * 4});
+        QCOMPARE(g.in_rows, int64_t{22});
+        QCOMPARE(g.row_stride, int64_t{72});
+        const LaunchPlan plan = plan_launch(tc(), p);
+        QCOMPARE(plan.grid_x, 32u * 4 * 6);
+        QCOMPARE(plan.grid_y, 1u);
+        QCOMPARE(plan.block_threads, 128u);
+        // 16 planes of 22 x 72 bf16 = 50688 bytes; 16 channels x 7 filter rows x 96 = 10752.
+        QCOMPARE(plan.shared_bytes, std::size_t{50688 + 10752});
+        // 14 x 14 images: one 16 x 16 tile each; two row blocks make 32-row bands.
+        const Problem small = depthwise(32, 384, 14, 14, 7, 3);
+        QCOMPARE(direct_tc_geometry(tc(), small).cols, int64_t{16});
+        KernelConfig two = tc();
+        two.tile_k = 2, two.tile_m = 2048;
+        QCOMPARE(direct_tc_geometry(two, small).rows, int64_t{32});
+        QCOMPARE(direct_tc_geometry(two, small).tiles, int64_t{32});
+        // bwd_data tiles dIn; wide images split into 64-column tiles.
+        const Problem wide = depthwise(1, 32, 10, 150, 3, 0);
+        const DirectTcGeometry b = direct_tc_geometry(tc(Variant::BwdData), wide);
+        QCOMPARE(b.cols, int64_t{64});
+        QCOMPARE(b.col_tiles, int64_t{3});
+        QCOMPARE(b.bands, int64_t{1});
+    }
+
+    // Every destination pixel lies in exactly one tile: bands x column tiles x images cover
+    // H x W x N, the blocks cover tiles x channel blocks.
+    void tiles_cover_every_destination_pixel() {
+        auto* rng = QRandomGenerator::global();
+        for (int trial = 0; trial < 200; ++trial) {
+            const int f = 3 + 2 * rng->bounded(3);
+            Problem p = depthwise(1 + rng->bounded(5), 8 * (1 + rng->bounded(40)),
+                                  f + rng->bounded(90), f + rng->bounded(200), f, rng->bounded(f));
+            KernelConfig k = tc(rng->bounded(2) ? Variant::Forward : Variant::BwdData);
+            k.tile_k = 1 << rng->bounded(3);
+            k.tile_m = 16 * k.tile_k * 16 * (1 + rng->bounded(4));
+            k.tile_n = 8 << rng->bounded(3);
+            const SupportCheck s = is_supported(k, p);
+            if (!s.ok) {
+                QVERIFY2(s.reason.find("shared memory") != std::string::npos, s.reason.c_str());
+                continue;
+            }
+            const bool bwd = k.variant == Variant::BwdData;
+            const int64_t h = bwd ? p.Hi : p.Ho(), w = bwd ? p.Wi : p.Wo();
+            const DirectTcGeometry g = direct_tc_geometry(k, p);
+            QCOMPARE(g.rows, int64_t{16} * k.tile_k);
+            QCOMPARE(g.cols % 16, int64_t{0});
+            QVERIFY(g.cols <= k.tile_m / g.rows);
+            QCOMPARE((g.row_stride / 8) % 2, int64_t{1});
+            QVERIFY(g.bands * g.rows >= h && (g.bands - 1) * g.rows < h);
+            QVERIFY(g.col_tiles * g.cols >= w && (g.col_tiles - 1) * g.cols < w);
+            QCOMPARE(g.tiles, p.N * g.bands * g.col_tiles);
+            const LaunchPlan plan = plan_launch(k, p);
+            const int64_t channel_blocks = (p.C + k.tile_n - 1) / k.tile_n;
+            QCOMPARE(int64_t{plan.grid_x}, g.tiles * channel_blocks);
+            QCOMPARE(plan.grid_y, 1u);
+            QVERIFY(plan.shared_bytes <= k_direct_tc_max_shared);
+        }
+    }
+
+    void the_source_holds_the_tensor_core_entries_only() {
+        for (Variant v : {Variant::Forward, Variant::BwdData}) {
+            const std::string src = generate_kernel_source(tc(v));
+            QVERIFY(src.find("#include \"gconv_direct_tc.h\"") != std::string::npos);
+            for (int f : k_direct_filters)
+                QVERIFY2(src.find(direct_filter_entry_name(f) + "(") != std::string::npos,
+                         direct_filter_entry_name(f).c_str());
+            const std::string call = v == Variant::Forward ? "tc_forward<GconvConfig, "
+                                                           : "tc_bwd_data<GconvConfig, ";
+            QVERIFY(src.find(call) != std::string::npos);
+            QVERIFY(src.find("gconv::arch::trap()") != std::string::npos);
+            QVERIFY(src.find("staged_") == std::string::npos);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDirectTcPlan)
+#include "tst_direct_tc_plan.moc"
