@@ -77,6 +77,9 @@ Triple direct_warp_tile(DataType dtype);
 // bwd_weight: taps of one filter row a thread accumulates together (X when X is 3, 5 or 7 and
 // X * vector * C/G <= 64, else 1); gconv_direct.h's row_taps() is the same formula.
 int64_t direct_row_taps(const KernelConfig& config, const Problem& problem);
+// The row-tap counts direct_row_taps() gives, in the order of the generic bwd_weight entry's
+// kRowTapsMask bits (gconv_direct.h RowTapsBuilt).
+inline constexpr int k_direct_row_taps[] = {1, 3, 5, 7};
 // Dynamic shared memory of a direct kernel on a problem: the fp32 filter slice
 // tile_n * Z*Y*X * C/G * 4 bytes for forward and bwd_data; bwd_weight, the block's sums
 // K*K * tile_n * 4 bytes in a K x K entry, none in the generic one; a staged kernel, its filter

@@ -26,8 +26,13 @@ struct ModuleEntries {
     bool all = true;
     std::set<std::string, std::less<>> names; // with !all: the optional entries to build
     std::set<int> cpgs;                       // with !all: the direct generic entry's C/G widths
+    // with !all: the (C/G, row taps) pairs the direct generic bwd_weight entry reduces
+    std::set<std::pair<int, int>> row_taps;
     bool holds(std::string_view entry) const { return all || names.count(entry) > 0; }
     bool holds_cpg(int cpg) const { return all || cpgs.count(cpg) > 0; }
+    bool holds_row_taps(int cpg, int taps) const {
+        return all || row_taps.count({cpg, taps}) > 0;
+    }
 };
 std::string generate_kernel_source(const KernelConfig& config, const ModuleEntries& entries = {});
 

@@ -37,6 +37,12 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
     int cpg_mask = 0; // bit b: C/G 2^b (gconv_direct.h by_cpg)
     for (int b = 0; b < 4; ++b) cpg_mask |= entries.holds_cpg(1 << b) ? 1 << b : 0;
     field("kCpgMask", cpg_mask);
+    // bwd_weight's generic entry: bit 4 b + i holds C/G 2^b with k_direct_row_taps[i] taps.
+    int row_taps_mask = 0;
+    for (int b = 0; b < 4; ++b)
+        for (int i = 0; i < 4; ++i)
+            if (entries.holds_row_taps(1 << b, k_direct_row_taps[i])) row_taps_mask |= 1 << (4 * b + i);
+    field("kRowTapsMask", row_taps_mask);
     // bwd_weight's K x K strips: the host's constants, which its grid and entry choice use.
     field("kWeightStrip", k_direct_weight_strip);
     field("kStripAccumulators", k_direct_max_strip_accumulators);

@@ -119,8 +119,16 @@ std::string main_entry_name(const KernelConfig& c, const Problem& p) {
 }
 
 void note_entries(const KernelConfig& c, const Problem& p, ModuleEntries& entries) {
-    entries.names.insert(main_entry_name(c, p));
-    if (is_direct(c)) entries.cpgs.insert(static_cast<int>(p.c_per_group()));
+    const std::string entry = main_entry_name(c, p);
+    entries.names.insert(entry);
+    // The direct generic entry's widths (and bwd_weight's row-tap counts) only where it runs:
+    // a K x K entry's problem needs none of them.
+    if (is_direct(c) && entry == kernel_entry_name()) {
+        const int cpg = static_cast<int>(p.c_per_group());
+        entries.cpgs.insert(cpg);
+        if (c.variant == Variant::BwdWeight)
+            entries.row_taps.insert({cpg, static_cast<int>(direct_row_taps(c, p))});
+    }
 }
 
 } // namespace gconv

@@ -687,23 +687,28 @@ template <class Cfg, int CPG> struct Forward {
 template <class Cfg, int CPG> struct BwdData {
     GCONV_DEVICE static void run(const ConvParams& p) { gather<Cfg, CPG, true>(p); }
 };
+// Whether the generic bwd_weight entry holds C/G CPG with KX taps per row: the accumulators fit
+// and kRowTapsMask has bit 4 log2(CPG) + (KX / 2) (taps 1, 3, 5, 7; codegen builds the pairs its
+// problems have, ModuleEntries); another pair writes nothing, which verification reports.
+template <class Cfg, int CPG, int KX> struct RowTapsBuilt {
+    static constexpr int BIT = 4 * (CPG == 1 ? 0 : CPG == 2 ? 1 : CPG == 4 ? 2 : 3) + KX / 2;
+    static constexpr bool value = (KX == 1 || KX * Cfg::kVec * CPG <= k_max_weight_accumulators) &&
+                                  ((Cfg::kRowTapsMask >> BIT) & 1) != 0;
+};
 template <class Cfg, int CPG> struct BwdWeight {
     GCONV_DEVICE static void run(const ConvParams& p, void* workspace) {
         switch (row_taps(p.X, Cfg::kVec, CPG)) {
         case 3:
-            if constexpr (3 * Cfg::kVec * CPG <= k_max_weight_accumulators)
-                reduce_weight<Cfg, CPG, 3>(p, workspace);
+            if constexpr (RowTapsBuilt<Cfg, CPG, 3>::value) reduce_weight<Cfg, CPG, 3>(p, workspace);
             return;
         case 5:
-            if constexpr (5 * Cfg::kVec * CPG <= k_max_weight_accumulators)
-                reduce_weight<Cfg, CPG, 5>(p, workspace);
+            if constexpr (RowTapsBuilt<Cfg, CPG, 5>::value) reduce_weight<Cfg, CPG, 5>(p, workspace);
             return;
         case 7:
-            if constexpr (7 * Cfg::kVec * CPG <= k_max_weight_accumulators)
-                reduce_weight<Cfg, CPG, 7>(p, workspace);
+            if constexpr (RowTapsBuilt<Cfg, CPG, 7>::value) reduce_weight<Cfg, CPG, 7>(p, workspace);
             return;
         default:
-            reduce_weight<Cfg, CPG, 1>(p, workspace);
+            if constexpr (RowTapsBuilt<Cfg, CPG, 1>::value) reduce_weight<Cfg, CPG, 1>(p, workspace);
         }
     }
 };

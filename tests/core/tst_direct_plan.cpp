@@ -142,9 +142,10 @@ private slots:
         QVERIFY(source.size() < every.size());
         // A module's text is its cache key: fewer entries, another key.
         QVERIFY(source != every);
-        // The generic entry holds the C/G widths noted (bit b: C/G 2^b), every one by default.
+        // The generic entry holds the C/G widths noted (bit b: C/G 2^b), every one by default;
+        // problems that run K x K entries note none (the generic entry is never launched).
         QVERIFY(every.find("kCpgMask = 15;") != std::string::npos);
-        QVERIFY(source.find("kCpgMask = 1;") != std::string::npos);
+        QVERIFY(source.find("kCpgMask = 0;") != std::string::npos);
         KernelConfig grouped = k;
         ModuleEntries g{false, {}};
         Problem four = depthwise(64, 14, 3);
@@ -153,11 +154,42 @@ private slots:
         QCOMPARE(main_entry_name(grouped, four), std::string(kernel_entry_name()));
         QVERIFY(g.holds_cpg(4) && !g.holds_cpg(1) && !g.holds_cpg(8));
         QVERIFY(generate_kernel_source(grouped, g).find("kCpgMask = 4;") != std::string::npos);
+        // A stride-2 depthwise problem runs the generic entry: its width is noted.
+        Problem strided = depthwise(64, 14, 3);
+        strided.stride_h = strided.stride_w = 2;
+        note_entries(k, strided, e);
+        QVERIFY(generate_kernel_source(k, e).find("kCpgMask = 1;") != std::string::npos);
         // The entry noted is the one the launch sequence names.
         for (int f : {1, 3, 5, 7, 9}) {
             const Problem p = depthwise(64, 14, f);
             QCOMPARE(main_entry_name(k, p), plan_sequence(k, p).steps.back().kernel.entry);
         }
+    }
+
+    // bwd_weight's generic entry holds the (C/G, row taps) pairs its problems reduce (bit
+    // 4 log2(C/G) + i for taps 1, 3, 5, 7), every pair by default; K x K strip problems none.
+    void bwd_weight_modules_hold_the_row_taps_their_problems_reduce() {
+        const KernelConfig k = direct_base(Variant::BwdWeight);
+        QVERIFY(generate_kernel_source(k).find("kRowTapsMask = 65535;") != std::string::npos);
+        ModuleEntries e{false, {}};
+        Problem five = depthwise(64, 14, 5); // vector 8: 5 x 8 x 1 sums fit, a row of 5 taps
+        five.stride_h = five.stride_w = 2;
+        QCOMPARE(main_entry_name(k, five), std::string(kernel_entry_name()));
+        note_entries(k, five, e);
+        QVERIFY(e.holds_row_taps(1, 5) && !e.holds_row_taps(1, 3) && !e.holds_row_taps(1, 1));
+        Problem grouped = depthwise(64, 14, 3); // C/G 8: 3 x 8 x 8 sums do not fit, one tap
+        grouped.G = 8;
+        note_entries(k, grouped, e);
+        QVERIFY(e.holds_row_taps(8, 1) && !e.holds_row_taps(8, 3));
+        const std::string source = generate_kernel_source(k, e);
+        QVERIFY2(source.find("kRowTapsMask = " + std::to_string((1 << 2) | (1 << 12)) + ";") !=
+                     std::string::npos,
+                 source.c_str());
+        QVERIFY(source.find("kCpgMask = 9;") != std::string::npos);
+        // A strip problem (depthwise 3x3, stride 1) notes its K x K entry only.
+        ModuleEntries strip{false, {}};
+        note_entries(k, depthwise(64, 14, 3), strip);
+        QVERIFY(strip.holds("gconv_direct_k3") && strip.row_taps.empty() && strip.cpgs.empty());
     }
 
     void forward_entries_follow_the_filter() {
