@@ -50,12 +50,15 @@ void write_entry_points(std::ostream& s, const KernelConfig& c, int warps,
         else
             s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
               << "    " << call << "<GconvConfig>(p, workspace);\n}\n";
-        if (has_finish_kernel(c))
-            s << "extern \"C\" __global__ void " << finish_entry_name()
-              << "(gconv::ConvParams p, void* workspace) {\n"
-              << "    gconv::bwd_weight::finish<GconvConfig>(p, workspace);\n}\n";
+        if (has_finish_kernel(c)) write_finish_entry(s);
         break;
     }
+}
+
+void write_finish_entry(std::ostream& s) {
+    s << "extern \"C\" __global__ void " << finish_entry_name()
+      << "(gconv::ConvParams p, void* workspace) {\n"
+      << "    gconv::bwd_weight::finish<GconvConfig>(p, workspace);\n}\n";
 }
 
 } // namespace gconv

@@ -21,5 +21,7 @@ struct EntryCalls {
 // takes the tensor maps (a __grid_constant__ WgmmaMaps, last). A variant without a call throws
 // gconv::Error.
 void write_entry_points(std::ostream& s, const KernelConfig& c, int warps, const EntryCalls& calls);
+// bwd_weight's finish entry (finish_entry_name(): the fp32 workspace converted into dW).
+void write_finish_entry(std::ostream& s);
 
 } // namespace gconv

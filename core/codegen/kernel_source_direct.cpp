@@ -62,6 +62,7 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
           << (c.variant == Variant::Forward ? "" : ", void* workspace") << ") {\n    (void)p;\n"
           << (c.variant == Variant::Forward ? "" : "    (void)workspace;\n")
           << "    gconv::arch::trap();\n}\n";
+        if (has_finish_kernel(c)) write_finish_entry(s);
     } else {
         write_entry_points(
             s, c, warps,
@@ -89,9 +90,10 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
               << "(p);\n}\n";
             break;
         case Variant::BwdWeight:
-            if (direct_weight_strip_fits(c, k))
+            if (tc || direct_weight_strip_fits(c, k))
                 s << head << "(gconv::ConvParams p, void* workspace) {\n"
-                  << "    gconv::direct::bwd_weight_filter" << cfg << "(p, workspace);\n}\n";
+                  << "    gconv::direct::" << (tc ? "tc_bwd_weight" : "bwd_weight_filter") << cfg
+                  << "(p, workspace);\n}\n";
             break;
         }
     }

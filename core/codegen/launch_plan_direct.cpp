@@ -53,7 +53,10 @@ int direct_filter(const KernelConfig& c, const Problem& p) {
     if (c.variant == Variant::BwdData && p.stride_d != 1) return 0;
     for (int k : k_direct_filters)
         if (p.X == k)
-            return c.variant != Variant::BwdWeight || direct_weight_strip_fits(c, k) ? k : 0;
+            return c.variant != Variant::BwdWeight || is_direct_tc(c) ||
+                           direct_weight_strip_fits(c, k)
+                       ? k
+                       : 0;
     return 0;
 }
 
@@ -111,7 +114,12 @@ int64_t direct_row_taps(const KernelConfig& c, const Problem& p) {
 std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p, int warp_size) {
     if (is_direct_tc(c)) {
         const DirectTcGeometry g = direct_tc_geometry(c, p);
-        return static_cast<std::size_t>(c.tile_n * g.in_rows * g.row_stride * element_bytes(c.dtype) +
+        const int64_t elem = element_bytes(c.dtype);
+        if (c.variant == Variant::BwdWeight) // dOut rows + a zero row, two input copies, sums
+            return static_cast<std::size_t>(
+                c.tile_n * ((g.rows + 1) * g.row_stride + g.in_rows * 2 * g.row_stride) * elem +
+                int64_t{c.tile_n} * p.Y * p.X * 4);
+        return static_cast<std::size_t>(c.tile_n * g.in_rows * g.row_stride * elem +
                                         int64_t{c.tile_n} * p.Y * direct_tc::kBRowBytes);
     }
     if (is_direct_staged(c)) {
@@ -179,9 +187,9 @@ SupportCheck check_direct_tc(const KernelConfig& c, const Problem& p, int warp_s
     else if (c.vector_size_a * 2 != 16 || c.vector_size_b != 8 || c.vector_size_c != 8)
         r.fail("vector_size_a/b/c: the tensor-core direct entries move 8-channel (16-byte) "
                "vectors, got ", c.vector_size_a, "/", c.vector_size_b, "/", c.vector_size_c);
-    if (c.variant == Variant::BwdWeight || c.ndim_spatial != 2 || c.double_smem_buffer)
-        r.fail("warp tile 16x8x16: the tensor-core direct entries exist for 2D forward and "
-               "bwd_data without double_smem_buffer");
+    if (c.ndim_spatial != 2 || c.double_smem_buffer)
+        r.fail("warp tile 16x8x16: the tensor-core direct entries exist for 2D without "
+               "double_smem_buffer");
     if (c.tile_k != 1 && c.tile_k != 2 && c.tile_k != 4)
         r.fail("tile_k: ", c.tile_k, " m16 row blocks per tile; the tensor-core entries take 1, 2 "
                "or 4");
@@ -191,8 +199,10 @@ SupportCheck check_direct_tc(const KernelConfig& c, const Problem& p, int warp_s
                "columns");
     if (c.tile_n % 8 != 0)
         r.fail("tile_n: ", c.tile_n, " is not whole 8-channel vectors");
-    if (c.split_k != 1 || c.split_k_mode != SplitKMode::None)
-        r.fail("split_k: ", to_string(c.variant), " kernels take split_k = 1 and split_k_mode none");
+    const SplitKMode mode = c.variant == Variant::BwdWeight ? SplitKMode::Atomic : SplitKMode::None;
+    if (c.split_k != 1 || c.split_k_mode != mode)
+        r.fail("split_k: ", to_string(c.variant), " kernels take split_k = 1 and split_k_mode ",
+               to_string(mode));
     if (c.split_image) r.fail("split_image: direct kernels address whole tensors (32-bit)");
     if (r.failed) return {false, r.text.str()};
 

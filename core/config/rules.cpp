@@ -315,9 +315,11 @@ private:
         }
         const long long regs =
             a_.registers_per_block / std::max<long long>(1, (long long)threads * c_.block_per_cu);
-        // Direct kernels hold no GEMM fragments: their sums and windows fit in fewer.
-        const int floor = c_.pipeline == Pipeline::Direct ? k_min_registers_per_thread_direct
-                                                          : k_min_registers_per_thread;
+        // Direct kernels hold no GEMM fragments: their sums and windows fit in fewer (not the
+        // tensor-core entries: 64 sums and a row's fragments in flight take 120-150).
+        const int floor = c_.pipeline == Pipeline::Direct && !is_direct_tc(c_)
+                              ? k_min_registers_per_thread_direct
+                              : k_min_registers_per_thread;
         if (c_.block_per_cu > 1 && regs < floor)
             cull(Rule::BlocksPerCu, "block_per_cu " + std::to_string(c_.block_per_cu) + " leaves " +
                                         std::to_string(regs) + " registers per thread, under " +
@@ -541,7 +543,6 @@ private:
                 bad(std::string("needs ") + feature + ", which " + a_.name + " lacks");
         if (element_bytes(c_.dtype) != 2)
             bad("mma.sync multiplies bf16 / fp16, not " + std::string(to_string(c_.dtype)));
-        if (c_.variant == Variant::BwdWeight) bad("forward and bwd_data only");
         if (c_.ndim_spatial != 2) bad("2D only");
         if (c_.double_smem_buffer) bad("one tile per block; double_smem_buffer is the staged entries");
         if (c_.vector_size_a * element_bytes(c_.dtype) != 16 || c_.vector_size_b != c_.vector_size_a ||
@@ -555,8 +556,12 @@ private:
                  c_.tile_m / rows > direct_tc::kMaxCols)
             bad("tile_m " + std::to_string(c_.tile_m) + " / " + std::to_string(rows) +
                 " rows must be 16, 32, 48 or 64 columns");
-        if (c_.split_k != 1 || c_.split_k_mode != SplitKMode::None)
-            bad("split-K exists only for bwd_weight");
+        if (c_.variant == Variant::BwdWeight
+                ? c_.split_k != 1 || c_.split_k_mode != SplitKMode::Atomic
+                : c_.split_k != 1 || c_.split_k_mode != SplitKMode::None)
+            bad(c_.variant == Variant::BwdWeight
+                    ? "bwd_weight blocks add their sums atomically: split_k 1 with atomic"
+                    : "split-K exists only for bwd_weight");
     }
 
     // compv5 with a warpgroup warp tile on an arch with wgmma (sm_90a) is the warp-specialised

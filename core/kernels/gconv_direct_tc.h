@@ -205,11 +205,179 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParam
     }
 }
 
+// bwd_weight: dW[r][s] = sum over images, output rows y and columns x of
+// dOut[y][x] * In[y - pad + r][x - pad + s]. Per input row i of the tile and 16 output columns,
+// one mma.sync m16n8k16 per channel: A = the Hankel matrix of input row i (A[s][x] =
+// In[i][x + s]; rows s >= 8 are zero registers, K <= 7), B = dOut rows i + pad - r for r = 0 .. 7
+// (B^T rows, one ldmatrix.x2; rows outside the tile or r >= K read a zero row), so D[s][r]
+// collects every (output row, filter row) pair that meets at input row i, each pair in exactly
+// one tile; a warp item is 16 output columns x 4 channels over every input row of the tile. A
+// lane's Hankel pairs start at 16j + 2t + g, odd for odd g: the input is staged twice,
+// the second copy shifted left by one element, so every pair is one aligned word.
+// Shared memory: the dOut planes (tile_n x (TH + 1) x (TW + 8): a zero row after the TH rows),
+// the input planes (tile_n x (TH + K - 1) x 2 copies x (TW + 8)) and the block's sums
+// (tile_n x K x K fp32), added atomically into the zeroed fp32 workspace (bf16 / fp16; fp32 dW
+// directly is excluded by the rules) that gconv_finish converts.
+template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
+    typedef TcShape<Cfg> S;
+    typedef typename S::T T;
+    static_assert(KS <= 7, "Hankel rows s >= 8 are not computed");
+    const direct_tc::Geometry<int> g =
+        direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, p.N, p.Ho, p.Wo);
+    const int tile = pixel_block<S>(p);
+    const int ch0 = channel_block<S>(p) * S::TN;
+    const int ct = tile % g.col_tiles;
+    const int rest = tile / g.col_tiles;
+    const int h0 = (rest % g.bands) * S::TH;
+    const int n = rest / g.bands;
+    const int w0 = ct * g.cols;
+    const int tid = static_cast<int>(threadIdx.x);
+    const bool live = tile < g.tiles; // every thread reaches the barriers
+
+    const int d_plane = (S::TH + 1) * g.row_stride;     // dOut rows and the zero row
+    const int i_row = 2 * g.row_stride;                  // input row: two copies
+    const int i_plane = g.in_rows * i_row;
+    u16* douts = reinterpret_cast<u16*>(gconv_dynamic_smem);
+    u16* ins = douts + S::TN * d_plane;
+    float* sums = reinterpret_cast<float*>(ins + S::TN * i_plane);
+    const T* in = static_cast<const T*>(p.in);
+    const T* dout = static_cast<const T*>(p.out);
+
+    for (int e = tid; e < S::TN * KS * KS; e += S::THREADS) sums[e] = 0.0f;
+    if (live) {
+        // dOut rows h0 .. h0 + TH - 1 (zeros past the image and the tile), then the zero row:
+        // units of two columns of one 8-channel vector, as in tc_rows.
+        const int pairs = g.row_stride / 2;
+        const int units = (S::TH + 1) * pairs * S::OCT;
+        for (int u = tid; u < units; u += S::THREADS) {
+            const int o = u % S::OCT, px = u / S::OCT;
+            const int q = px / pairs, x = 2 * (px - q * pairs);
+            const int y = h0 + q, c = ch0 + o * 8;
+            const bool row_ok = q < S::TH && y < p.Ho && c < p.C;
+            Raw<16> v[2];
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const bool ok = row_ok && x + i < g.cols && w0 + x + i < p.Wo;
+                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(dout + ((n * p.Ho + y) * p.Wo + w0 + x +
+                                                                      i) * p.C + c)
+                          : Raw<16>::zero();
+            }
+            u32* at = reinterpret_cast<u32*>(douts + (o * 8) * d_plane + q * g.row_stride + x);
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                at[j * d_plane / 2] =
+                    mma::prmt(v[0].v[j / 2], v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
+        }
+        // Input rows h0 - pad_h ...: element x of copy 0 is column w0 - pad_w + x, copy 1 holds
+        // copy 0's element x + 1 at x. Columns at or past TW + K - 1 meet only discarded Hankel
+        // rows or zero dOut columns; they are zero-filled so that no Inf or NaN can leak.
+        const int used_cols = g.cols + KS - 1;
+        const int in_units = g.in_rows * pairs * S::OCT;
+        const int hi0 = h0 - p.pad_h, wi0 = w0 - p.pad_w;
+        for (int u = tid; u < in_units; u += S::THREADS) {
+            const int o = u % S::OCT, px = u / S::OCT;
+            const int q = px / pairs, x = 2 * (px - q * pairs);
+            const int hi = hi0 + q, c = ch0 + o * 8;
+            const bool row_ok = inside(hi, p.Hi) && c < p.C;
+            Raw<16> v[2];
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const int wi = wi0 + x + i;
+                const bool ok = row_ok && inside(wi, p.Wi) && x + i < used_cols;
+                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(in + ((n * p.Hi + hi) * p.Wi + wi) *
+                                                                      p.C + c)
+                          : Raw<16>::zero();
+            }
+            u16* row0 = ins + (o * 8) * i_plane + q * i_row;
+            u32* at = reinterpret_cast<u32*>(row0 + x);
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const u32 lo = v[0].v[j / 2], hi = v[1].v[j / 2];
+                at[j * i_plane / 2] = mma::prmt(lo, hi, (j & 1) ? 0x7632u : 0x5410u);
+                // copy 1: element x - 1 is column x, element x is column x + 1
+                u16* c1 = row0 + j * i_plane + g.row_stride + x;
+                if (x > 0) c1[-1] = static_cast<u16>((j & 1) ? lo >> 16 : lo);
+                c1[0] = static_cast<u16>((j & 1) ? hi >> 16 : hi);
+            }
+            // The last element of copy 1 would be column row_stride: zero.
+            if (x + 2 == g.row_stride)
+#pragma unroll
+                for (int j = 0; j < 8; ++j) row0[j * i_plane + 2 * g.row_stride - 1] = 0;
+        }
+    }
+    arch::barrier();
+
+    const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
+    const int gq = lane / 4, tq = lane % 4;
+    const u32 douts_addr = arch::shared_address(douts);
+    const u32 ins_addr = arch::shared_address(ins);
+    // This lane's Hankel word: elements 2t + g and + 1 of copy 0 (even g) or the same pair at
+    // 2t + g - 1 of copy 1 (odd g); + 16 bytes for columns + 8.
+    const u32 a_lane = static_cast<u32>(
+        (direct_tc::hankel_lane_element(lane) + ((gq & 1) ? g.row_stride : 0)) * 2);
+    // ldmatrix.x2 rows: lanes 0-7 filter rows 0-7 of columns 0-7, lanes 8-15 of columns 8-15.
+    const int b_r = lane & 7;
+    const u32 b_col = static_cast<u32>(((lane >> 3) & 1) * 16);
+    // A warp item is 16 columns x 4 channels (8 would hold 8 channels' operands of a row in
+    // flight: over 128 registers).
+    constexpr int CPI = 4;
+    const int col_chunks = g.cols / 16;
+    const int items = col_chunks * (S::TN / CPI);
+    if (live) {
+#pragma unroll 1
+        for (int item = warp; item < items; item += S::WARPS) {
+            const int cb = item % (S::TN / CPI) * CPI, j = item / (S::TN / CPI);
+            float acc[CPI][4];
+#pragma unroll
+            for (int c = 0; c < CPI; ++c)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) acc[c][q] = 0.0f;
+            const u32 a_item = ins_addr + static_cast<u32>((cb * i_plane + j * 16) * 2) + a_lane;
+            const u32 b_item = douts_addr + static_cast<u32>((cb * d_plane + j * 16) * 2) + b_col;
+#pragma unroll 1
+            for (int i = 0; i < g.in_rows; ++i) {
+                // dOut row i - r meets input row i at filter row r (staged indices).
+                const int q = i - b_r;
+                const int row = b_r < KS && q >= 0 && q < S::TH ? q : S::TH;
+                const u32 b_at = b_item + static_cast<u32>(row * g.row_stride * 2);
+                const u32 a_at = a_item + static_cast<u32>(i * i_row * 2);
+#pragma unroll
+                for (int c = 0; c < CPI; ++c) {
+                    u32 b[2];
+                    mma::ldsm_x2(b, b_at + static_cast<u32>(c * d_plane * 2));
+                    const u32 a_word = a_at + static_cast<u32>(c * i_plane * 2);
+                    const u32 a[4] = {mma::lds_u32<0>(a_word), 0u, mma::lds_u32<16>(a_word), 0u};
+                    arch::mma_16816<S::IS_HALF>(acc[c], a, b);
+                }
+            }
+            // Lane (g, t) holds D[s = g][r = 2t, 2t + 1] of each channel.
+#pragma unroll
+            for (int c = 0; c < CPI; ++c)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int r = 2 * tq + h;
+                    if (gq < KS && r < KS)
+                        atomicAdd(sums + ((cb + c) * KS + r) * KS + gq, acc[c][h]);
+                }
+        }
+    }
+    arch::barrier();
+    if (!live) return;
+    float* dw = static_cast<float*>(workspace);
+    const int present = (p.C - ch0 < S::TN ? p.C - ch0 : S::TN) * KS * KS;
+    for (int e = tid; e < present; e += S::THREADS)
+        arch::atomic_add(dw + ch0 * KS * KS + e, sums[e]);
+}
+
 template <class Cfg, int KS> GCONV_DEVICE void tc_forward(const ConvParams& p) {
     tc_rows<Cfg, KS, false>(p);
 }
 template <class Cfg, int KS> GCONV_DEVICE void tc_bwd_data(const ConvParams& p) {
     tc_rows<Cfg, KS, true>(p);
+}
+template <class Cfg, int KS>
+GCONV_DEVICE void tc_bwd_weight(const ConvParams& p, void* workspace) {
+    tc_weight<Cfg, KS>(p, workspace);
 }
 
 } // namespace direct

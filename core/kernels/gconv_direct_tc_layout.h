@@ -69,5 +69,14 @@ GCONV_HOST_DEVICE int a_lane_bytes(int lane, int row_stride) {
     return ((lane & 15) * row_stride + (lane >> 4) * 8) * 2;
 }
 
+// bwd_weight: the element (of its copy of a staged input row) where a lane's Hankel pair
+// {In[16j + 2t + g], In[16j + 2t + g + 1]} starts, relative to the chunk: 2t + g in the first copy
+// for even g, 2t + g - 1 in the second copy (shifted left by one element) for odd g, so the pair
+// is always one aligned word. The pair for columns + 8 is 8 elements further.
+GCONV_HOST_DEVICE int hankel_lane_element(int lane) {
+    const int g = lane / 4, t = lane % 4;
+    return 2 * t + g - (g & 1);
+}
+
 } // namespace direct_tc
 } // namespace gconv

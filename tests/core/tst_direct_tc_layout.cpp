@@ -174,6 +174,107 @@ std::vector<float> emulate(const Conv& v, const TcConfig& k, const std::vector<f
     return dst;
 }
 
+// bwd_weight: dW[c][r][s] = sum over n, y, x of In[y - pad + r][x - pad + s] * dOut[y][x].
+std::vector<float> reference_weight(const Conv& v, const std::vector<float>& in,
+                                    const std::vector<float>& dout) {
+    const int Ho = v.dH(), Wo = v.dW();
+    std::vector<float> dw(size_t(v.C) * v.K * v.K, 0.0f);
+    for (int c = 0; c < v.C; ++c)
+        for (int r = 0; r < v.K; ++r)
+            for (int s = 0; s < v.K; ++s) {
+                float sum = 0;
+                for (int n = 0; n < v.N; ++n)
+                    for (int y = 0; y < Ho; ++y)
+                        for (int x = 0; x < Wo; ++x) {
+                            const int iy = y - v.pad + r, ix = x - v.pad + s;
+                            if (iy < 0 || iy >= v.H || ix < 0 || ix >= v.W) continue;
+                            sum += in[((size_t(n) * v.H + iy) * v.W + ix) * v.C + c] *
+                                   dout[((size_t(n) * Ho + y) * Wo + x) * v.C + c];
+                        }
+                dw[(size_t(c) * v.K + r) * v.K + s] = sum;
+            }
+    return dw;
+}
+
+// gconv_direct_tc.h tc_weight over every block of the grid, on the models: dOut planes of
+// rows + 1 rows (a zero row last), input rows in two copies (the second shifted left by one).
+std::vector<float> emulate_weight(const Conv& v, const TcConfig& k, const std::vector<float>& in,
+                                  const std::vector<float>& dout) {
+    const int Ho = v.dH(), Wo = v.dW(), KS = v.K;
+    const auto g = direct_tc::geometry<int>(k.tile_m, k.tile_k, KS, v.N, Ho, Wo);
+    const int d_plane = (g.rows + 1) * g.row_stride, i_row = 2 * g.row_stride;
+    const int i_plane = g.in_rows * i_row;
+    const int i_base = k.tile_n * d_plane; // elements
+    std::vector<float> dw(size_t(v.C) * KS * KS, 0.0f);
+    const int channel_blocks = (v.C + k.tile_n - 1) / k.tile_n;
+    for (int block = 0; block < g.tiles * channel_blocks; ++block) {
+        const int tile = block / channel_blocks, ch0 = (block % channel_blocks) * k.tile_n;
+        const int ct = tile % g.col_tiles, rest = tile / g.col_tiles;
+        const int h0 = (rest % g.bands) * g.rows, n = rest / g.bands, w0 = ct * g.cols;
+        Shared s(size_t(i_base) + size_t(k.tile_n) * i_plane, 0.0f);
+        for (int cl = 0; cl < k.tile_n; ++cl) {
+            const int c = ch0 + cl;
+            for (int q = 0; q < g.rows; ++q)
+                for (int x = 0; x < g.cols; ++x) {
+                    const int y = h0 + q, xo = w0 + x;
+                    if (c < v.C && y < Ho && xo < Wo)
+                        s[size_t(cl) * d_plane + q * g.row_stride + x] =
+                            dout[((size_t(n) * Ho + y) * Wo + xo) * v.C + c];
+                }
+            for (int q = 0; q < g.in_rows; ++q)
+                for (int x = 0; x < g.row_stride; ++x) {
+                    const int iy = h0 - v.pad + q, ix = w0 - v.pad + x;
+                    const bool ok = c < v.C && iy >= 0 && iy < v.H && ix >= 0 && ix < v.W &&
+                                    x < g.cols + KS - 1;
+                    const float value = ok ? in[((size_t(n) * v.H + iy) * v.W + ix) * v.C + c] : 0;
+                    const size_t row = size_t(i_base) + size_t(cl) * i_plane + size_t(q) * i_row;
+                    s[row + x] = value;
+                    if (x > 0) s[row + g.row_stride + x - 1] = value;
+                }
+        }
+        std::vector<float> sums(size_t(k.tile_n) * KS * KS, 0.0f);
+        constexpr int CPI = 4; // channels of a warp item
+        for (int item = 0; item < (g.cols / 16) * (k.tile_n / CPI); ++item) {
+            const int cb = item % (k.tile_n / CPI) * CPI, j = item / (k.tile_n / CPI);
+            std::array<std::array<std::array<float, 4>, kLanes>, CPI> acc{};
+            for (int i = 0; i < g.in_rows; ++i)
+                for (int c = 0; c < CPI; ++c) {
+                    std::array<int, kLanes> b_rows;
+                    for (int T = 0; T < kLanes; ++T) {
+                        const int r = T & 7, q = i - r;
+                        const int row = r < KS && q >= 0 && q < g.rows ? q : g.rows;
+                        b_rows[T] = (((cb + c) * d_plane + row * g.row_stride + j * 16) +
+                                     ((T >> 3) & 1) * 8) * 2;
+                    }
+                    std::array<std::array<Pair, 4>, kLanes> b4{};
+                    ldmatrix(s, b_rows, 2, b4);
+                    std::array<std::array<Pair, 2>, kLanes> b{};
+                    std::array<std::array<Pair, 4>, kLanes> a{};
+                    for (int T = 0; T < kLanes; ++T) {
+                        b[T] = {b4[T][0], b4[T][1]};
+                        const int element = i_base + (cb + c) * i_plane + i * i_row + j * 16 +
+                                            direct_tc::hankel_lane_element(T) +
+                                            ((T / 4) & 1 ? g.row_stride : 0);
+                        if (element % 2 != 0) qFatal("lane %d: a misaligned Hankel word", T);
+                        a[T][0] = {s.at(element), s.at(element + 1)};
+                        a[T][2] = {s.at(element + 8), s.at(element + 9)};
+                        a[T][1] = a[T][3] = {0.0f, 0.0f};
+                    }
+                    mma(a, b, acc[c]);
+                }
+            for (int c = 0; c < CPI; ++c)
+                for (int T = 0; T < kLanes; ++T)
+                    for (int h = 0; h < 2; ++h) {
+                        const int sv = T / 4, r = 2 * (T % 4) + h;
+                        if (sv < KS && r < KS) sums[((cb + c) * KS + r) * KS + sv] += acc[c][T][h];
+                    }
+        }
+        const int present = std::min(v.C - ch0, k.tile_n) * KS * KS;
+        for (int e = 0; e < present; ++e) dw[size_t(ch0) * KS * KS + e] += sums[e];
+    }
+    return dw;
+}
+
 } // namespace
 
 class TestDirectTcLayout : public QObject {
@@ -237,6 +338,59 @@ private slots:
                                              "tile_k %10 tile_n %11): element %12 is %13, want %14")
                                          .arg(trial)
                                          .arg(v.bwd ? "bwd_data" : "forward")
+                                         .arg(v.K)
+                                         .arg(v.pad)
+                                         .arg(v.N)
+                                         .arg(v.H)
+                                         .arg(v.W)
+                                         .arg(v.C)
+                                         .arg(k.tile_m)
+                                         .arg(k.tile_k)
+                                         .arg(k.tile_n)
+                                         .arg(i)
+                                         .arg(got[i])
+                                         .arg(want[i])));
+        }
+        QVERIFY2(checked >= 30, "too few problems had an output");
+    }
+
+    void every_lane_reads_its_hankel_pair_from_one_aligned_word() {
+        for (int T = 0; T < kLanes; ++T) {
+            const int g = T / 4, t = T % 4, e = direct_tc::hankel_lane_element(T);
+            QCOMPARE(e % 2, 0);
+            // In the second copy element e holds column e + 1.
+            QCOMPARE(e + (g & 1), 2 * t + g);
+        }
+    }
+
+    void the_modelled_weight_kernel_reproduces_the_reference_gradient() {
+        auto* rng = QRandomGenerator::global();
+        const std::vector<TcConfig> configs = {
+            {1024, 1, 16, 4}, {512, 1, 8, 2}, {256, 1, 32, 8}, {2048, 2, 8, 4}, {1024, 2, 16, 2}};
+        int checked = 0;
+        for (int trial = 0; trial < 40; ++trial) {
+            Conv v;
+            v.K = 3 + 2 * rng->bounded(3);
+            v.pad = rng->bounded(v.K);
+            v.bwd = false;
+            v.N = 1 + rng->bounded(2);
+            v.C = 8 * (1 + rng->bounded(5));
+            v.H = v.K + rng->bounded(trial % 8 == 0 ? 40 : 20);
+            v.W = v.K + rng->bounded(trial % 5 == 0 ? 150 : 30);
+            if (v.dH() <= 0 || v.dW() <= 0) continue;
+            const TcConfig k = configs[trial % configs.size()];
+            std::vector<float> in(size_t(v.N) * v.H * v.W * v.C);
+            std::vector<float> dout(size_t(v.N) * v.dH() * v.dW() * v.C);
+            for (float& x : in) x = float(rng->bounded(9)) - 4.0f;
+            for (float& x : dout) x = float(rng->bounded(7)) - 3.0f;
+            const std::vector<float> want = reference_weight(v, in, dout);
+            const std::vector<float> got = emulate_weight(v, k, in, dout);
+            ++checked;
+            for (size_t i = 0; i < want.size(); ++i)
+                if (got[i] != want[i])
+                    QFAIL(qPrintable(QString("trial %1 (K %2 pad %3, %4x%5x%6x%7, tile_m %8 tile_k "
+                                             "%9 tile_n %10): dW element %11 is %12, want %13")
+                                         .arg(trial)
                                          .arg(v.K)
                                          .arg(v.pad)
                                          .arg(v.N)

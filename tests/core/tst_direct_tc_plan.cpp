@@ -21,6 +21,7 @@ namespace {
 KernelConfig tc(Variant v = Variant::Forward) {
     KernelConfig c;
     c.variant = v;
+    if (v == Variant::BwdWeight) c.split_k_mode = SplitKMode::Atomic;
     c.pipeline = Pipeline::Direct;
     c.warp_tile_m = 16, c.warp_tile_n = 8, c.warp_tile_k = 16;
     c.wave_m = 4, c.wave_n = 1, c.wave_k = 1;
@@ -42,8 +43,8 @@ class TestDirectTcPlan : public QObject {
     Q_OBJECT
 
 private slots:
-    void tc_configs_are_legal_for_16_bit_2d_forward_and_bwd_data_on_nvidia_only() {
-        for (Variant v : {Variant::Forward, Variant::BwdData}) {
+    void tc_configs_are_legal_for_16_bit_2d_on_nvidia_only() {
+        for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight}) {
             QVERIFY2(rules_of(tc(v)).empty(), qPrintable(joined(rules_of(tc(v)))));
             KernelConfig half = tc(v);
             half.dtype = DataType::FP16;
@@ -60,11 +61,8 @@ private slots:
                  c.dtype = DataType::FP32;
                  c.vector_size_a = c.vector_size_b = c.vector_size_c = 4;
              }},
-            {"forward and bwd_data",
-             [](KernelConfig& c) {
-                 c.variant = Variant::BwdWeight;
-                 c.split_k_mode = SplitKMode::Atomic;
-             }},
+            {"atomic", [](KernelConfig& c) { c.variant = Variant::BwdWeight; }},
+            {"split-K", [](KernelConfig& c) { c.split_k_mode = SplitKMode::Atomic; }},
             {"2D", [](KernelConfig& c) { c.ndim_spatial = 3; }},
             {"double_smem_buffer", [](KernelConfig& c) { c.double_smem_buffer = true; }},
             {"16 bytes", [](KernelConfig& c) { c.vector_size_a = c.vector_size_b = c.vector_size_c = 4; }},
@@ -72,6 +70,8 @@ private slots:
             {"tile_k", [](KernelConfig& c) { c.tile_k = 3, c.tile_m = 48 * 16; }},
             {"columns", [](KernelConfig& c) { c.tile_m = 16 * 24; }},
             {"columns", [](KernelConfig& c) { c.tile_m = 16 * 128; }},
+            // 8 warps x 4 blocks leave 64 registers: the entries need about 130.
+            {"registers", [](KernelConfig& c) { c.wave_m = 8, c.block_per_cu = 4; }},
         };
         for (const Case& k : culled) {
             KernelConfig c = tc();
@@ -100,7 +100,7 @@ private slots:
     void takes_depthwise_k_by_k_stride_1_and_refuses_the_rest_with_a_reason() {
         for (int f : {3, 5, 7}) {
             const Problem p = depthwise(2, 64, 14, 14, f, f / 2);
-            for (Variant v : {Variant::Forward, Variant::BwdData}) {
+            for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight}) {
                 const SupportCheck s = is_supported(tc(v), p);
                 QVERIFY2(s.ok, s.reason.c_str());
                 QCOMPARE(direct_entry_name(tc(v), p), direct_filter_entry_name(f));
@@ -167,6 +167,29 @@ private slots:
         QCOMPARE(b.bands, int64_t{1});
     }
 
+    // bwd_weight tiles dOut: the dOut rows and a zero row, two copies of the input rows and the
+    // fp32 sums; the sequence zeroes the fp32 workspace, runs the K x K entry, then finishes.
+    void bwd_weight_geometry_shared_memory_and_sequence() {
+        const Problem p = depthwise(32, 96, 56, 56, 7, 3);
+        KernelConfig k = tc(Variant::BwdWeight);
+        k.tile_n = 8;
+        const DirectTcGeometry g = direct_tc_geometry(k, p);
+        QCOMPARE(g.cols, int64_t{64});
+        QCOMPARE(g.tiles, int64_t{32 * 4});
+        // 8 x (17 x 72 + 22 x 2 x 72) bf16 = 70272 bytes; 8 channels x 49 taps x 4 = 1568.
+        QCOMPARE(plan_launch(k, p).shared_bytes, std::size_t{70272 + 1568});
+        QCOMPARE(plan_launch(k, p).grid_x, 32u * 4 * 12);
+        // 16 channels need 143680 bytes: over the limit, refused with the reason.
+        const SupportCheck wide = is_supported(tc(Variant::BwdWeight), p);
+        QVERIFY(!wide.ok);
+        QVERIFY2(wide.reason.find("shared memory") != std::string::npos, wide.reason.c_str());
+        const LaunchSequence seq = plan_sequence(k, p);
+        QCOMPARE(seq.workspace_bytes, std::size_t(96 * 49 * 4));
+        QCOMPARE(seq.steps.size(), std::size_t{3});
+        QCOMPARE(seq.steps[1].kernel.entry, direct_filter_entry_name(7));
+        QCOMPARE(seq.steps[2].kernel.entry, std::string(finish_entry_name()));
+    }
+
     // Every destination pixel lies in exactly one tile: bands x column tiles x images cover
     // H x W x N, the blocks cover tiles x channel blocks.
     void tiles_cover_every_destination_pixel() {
@@ -175,7 +198,7 @@ private slots:
             const int f = 3 + 2 * rng->bounded(3);
             Problem p = depthwise(1 + rng->bounded(5), 8 * (1 + rng->bounded(40)),
                                   f + rng->bounded(90), f + rng->bounded(200), f, rng->bounded(f));
-            KernelConfig k = tc(rng->bounded(2) ? Variant::Forward : Variant::BwdData);
+            KernelConfig k = tc(static_cast<Variant>(rng->bounded(3)));
             k.tile_k = 1 << rng->bounded(3);
             k.tile_m = 16 * k.tile_k * 16 * (1 + rng->bounded(4));
             k.tile_n = 8 << rng->bounded(3);
@@ -188,6 +211,7 @@ private slots:
             const int64_t h = bwd ? p.Hi : p.Ho(), w = bwd ? p.Wi : p.Wo();
             const DirectTcGeometry g = direct_tc_geometry(k, p);
             QCOMPARE(g.rows, int64_t{16} * k.tile_k);
+            QCOMPARE(g.in_rows, g.rows + f - 1);
             QCOMPARE(g.cols % 16, int64_t{0});
             QVERIFY(g.cols <= k.tile_m / g.rows);
             QCOMPARE((g.row_stride / 8) % 2, int64_t{1});
@@ -203,14 +227,17 @@ private slots:
     }
 
     void the_source_holds_the_tensor_core_entries_only() {
-        for (Variant v : {Variant::Forward, Variant::BwdData}) {
+        for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight}) {
             const std::string src = generate_kernel_source(tc(v));
             QVERIFY(src.find("#include \"gconv_direct_tc.h\"") != std::string::npos);
             for (int f : k_direct_filters)
                 QVERIFY2(src.find(direct_filter_entry_name(f) + "(") != std::string::npos,
                          direct_filter_entry_name(f).c_str());
-            const std::string call = v == Variant::Forward ? "tc_forward<GconvConfig, "
-                                                           : "tc_bwd_data<GconvConfig, ";
+            const std::string call = v == Variant::Forward    ? "tc_forward<GconvConfig, "
+                                     : v == Variant::BwdData ? "tc_bwd_data<GconvConfig, "
+                                                             : "tc_bwd_weight<GconvConfig, ";
+            QCOMPARE(src.find(std::string(finish_entry_name()) + "(") != std::string::npos,
+                     v == Variant::BwdWeight);
             QVERIFY(src.find(call) != std::string::npos);
             QVERIFY(src.find("gconv::arch::trap()") != std::string::npos);
             QVERIFY(src.find("staged_") == std::string::npos);
