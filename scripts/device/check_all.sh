@@ -12,6 +12,10 @@
 #              bash regex, keeps the pools whose config name matches it)
 #   mma_verify scripts/device/verify_direct_mma.sh with GCONV_VERIFY_ONLY=1 for every direction,
 #              2D and 3D (every direct_mma pool on its test_validation set and extra shapes)
+#   tc         scripts/device/verify_staged.sh on the tensor-core direct exploration pools
+#              (bench/configs/*_direct_tc_explore.json), forward, bwd_data and bwd_weight
+#   direct     scripts/device/verify_direct.sh (every configs/*_direct.json pool verified, then
+#              best of pool against cuDNN on the baseline shapes)
 #   compile    bench/compile_time.py over whole pools (GCONV_COMPILE_CONFIGS, default forward_bf16,
 #              bwd_data, bwd_weight) on every core, cold cache then cached
 #   gpu_tests  scripts/device/gpu_tests.sh (the Qt Test GPU suites; carry .qt)
@@ -80,6 +84,12 @@ for part in "${parts[@]}"; do
         OUT="$out/$part" GCONV_VERIFY_ONLY=1 GCONV_DIMS=$d GCONV_VARIANT=$v \
           timeout "$(limit $part 120)" scripts/device/verify_direct_mma.sh 2>&1 | grep -E "cells|max_rel|exit"
       done; done ;;
+    tc)
+      OUT="$out/$part" GCONV_DIRS="forward bwd_data bwd_weight" GCONV_MATCH='_direct_intrawave_.*_wt16x8x16_' \
+        GCONV_LABEL=tc GCONV_STAGED_POOLS="$(for d in forward bwd_data bwd_weight; do
+          printf '%s=bench/configs/%s_direct_tc_explore.json ' $d $d; done)" \
+        timeout "$(limit $part 420)" scripts/device/verify_staged.sh ;;
+    direct) OUT="$out/$part" timeout "$(limit $part 300)" scripts/device/verify_direct.sh ;;
     compile) timeout "$(limit $part 120)" python3 bench/compile_time.py --bench $bench --kernels 100000 \
                --workers "$(nproc)" --arch sm_90a ${GCONV_COMPILE_CONFIGS:-configs/forward_bf16.json configs/bwd_data.json configs/bwd_weight.json} ;;
     gpu_tests) OUT="$out/$part" timeout "$(limit $part 200)" scripts/device/gpu_tests.sh ;;
