@@ -21,13 +21,19 @@ int direct_channel_lanes(const KernelConfig& config);
 int direct_rows(const KernelConfig& config, int warp_size = 32);
 // The filter size of the entry specialised for a problem: K for a depthwise K x K filter
 // (K = 3, 5, 7) with stride 1 and dilation 1 along H and W (bwd_data: stride 1 along D too;
-// bwd_weight: 2D, and direct_weight_strip_fits), else 0 (the generic entry).
+// bwd_weight: 2D, and direct_weight_strip_fits or the tensor-core entries; the tensor-core forward
+// entries: stride 1 or 2 along both), else 0 (the generic entry).
 int direct_filter(const KernelConfig& config, const Problem& problem);
 // The entry the launch plan runs: `gconv_direct_k<K>` for direct_filter() = K, else the
 // generic kernel_entry_name(). Every direct module holds the entries its config can run.
 std::string direct_entry_name(const KernelConfig& config, const Problem& problem);
 inline constexpr int k_direct_filters[] = {3, 5, 7};
-std::string direct_filter_entry_name(int filter);
+// `gconv_direct_k<K>`; the tensor-core forward entries for stride 2 along H and W
+// `gconv_direct_k<K>_s2`.
+std::string direct_filter_entry_name(int filter, int stride = 1);
+// The stride of the K x K entry a problem runs: 2 for a tensor-core forward problem with stride 2
+// along H and W, else 1.
+int direct_filter_stride(const KernelConfig& config, const Problem& problem);
 // bwd_weight's K x K entries (gconv_direct.h sliding_weight): a pixel lane reduces a strip of
 // k_direct_weight_strip output columns over tile_k / k_direct_weight_strip rows, with
 // K x K x vector fp32 sums in registers (at most k_direct_max_strip_accumulators). The generator

@@ -30,9 +30,7 @@ struct ModuleEntries {
     std::set<std::pair<int, int>> row_taps;
     bool holds(std::string_view entry) const { return all || names.count(entry) > 0; }
     bool holds_cpg(int cpg) const { return all || cpgs.count(cpg) > 0; }
-    bool holds_row_taps(int cpg, int taps) const {
-        return all || row_taps.count({cpg, taps}) > 0;
-    }
+    bool holds_row_taps(int cpg, int taps) const { return all || row_taps.count({cpg, taps}) > 0; }
 };
 std::string generate_kernel_source(const KernelConfig& config, const ModuleEntries& entries = {});
 

@@ -41,7 +41,8 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
     int row_taps_mask = 0;
     for (int b = 0; b < 4; ++b)
         for (int i = 0; i < 4; ++i)
-            if (entries.holds_row_taps(1 << b, k_direct_row_taps[i])) row_taps_mask |= 1 << (4 * b + i);
+            if (entries.holds_row_taps(1 << b, k_direct_row_taps[i]))
+                row_taps_mask |= 1 << (4 * b + i);
     field("kRowTapsMask", row_taps_mask);
     // bwd_weight's K x K strips: the host's constants, which its grid and entry choice use.
     field("kWeightStrip", k_direct_weight_strip);
@@ -71,6 +72,15 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
     // One entry per specialised filter size besides the generic one, so each gets its own
     // register allocation; the launch plan picks by problem (direct_entry_name).
     for (int k : k_direct_filters) {
+        // The tensor-core forward module also holds the stride-2 entries.
+        if (tc && c.variant == Variant::Forward) {
+            const std::string name = direct_filter_entry_name(k, 2);
+            if (entries.holds(name))
+                s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
+                  << ", " << c.block_per_cu << ")\n"
+                  << name << "(gconv::ConvParams p) {\n    gconv::direct::tc_forward<GconvConfig, "
+                  << k << ", 2>(p);\n}\n";
+        }
         const std::string name = direct_filter_entry_name(k);
         if (!entries.holds(name)) continue;
         const std::string head =
@@ -80,14 +90,18 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
         switch (c.variant) {
         case Variant::Forward:
             s << head << "(gconv::ConvParams p) {\n    gconv::direct::"
-              << (tc ? "tc_forward" : staged ? "staged_forward" : "forward_filter") << cfg
-              << "(p);\n}\n";
+              << (tc       ? "tc_forward"
+                  : staged ? "staged_forward"
+                           : "forward_filter")
+              << cfg << "(p);\n}\n";
             break;
         case Variant::BwdData:
             s << head << "(gconv::ConvParams p, void* workspace) {\n    (void)workspace;\n"
               << "    gconv::direct::"
-              << (tc ? "tc_bwd_data" : staged ? "staged_bwd_data" : "bwd_data_filter") << cfg
-              << "(p);\n}\n";
+              << (tc       ? "tc_bwd_data"
+                  : staged ? "staged_bwd_data"
+                           : "bwd_data_filter")
+              << cfg << "(p);\n}\n";
             break;
         case Variant::BwdWeight:
             if (tc || direct_weight_strip_fits(c, k))

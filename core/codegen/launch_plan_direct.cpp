@@ -47,8 +47,11 @@ bool direct_weight_strip_fits(const KernelConfig& c, int filter) {
 
 int direct_filter(const KernelConfig& c, const Problem& p) {
     if (p.c_per_group() != 1 || p.k_per_group() != 1) return 0;
-    if (p.X != p.Y || p.stride_h != 1 || p.stride_w != 1 || p.dilation_h != 1 || p.dilation_w != 1)
-        return 0;
+    if (p.X != p.Y || p.dilation_h != 1 || p.dilation_w != 1) return 0;
+    // The tensor-core forward entries take stride 1 or 2 along both (stride 2 as row and column
+    // phases); every other K x K entry stride 1.
+    const bool tc_forward = is_direct_tc(c) && c.variant == Variant::Forward;
+    if (p.stride_h != p.stride_w || p.stride_w > (tc_forward ? 2 : 1)) return 0;
     // bwd_data turns into a forward walk over dOut only with stride 1 along D as well.
     if (c.variant == Variant::BwdData && p.stride_d != 1) return 0;
     for (int k : k_direct_filters)
@@ -60,13 +63,19 @@ int direct_filter(const KernelConfig& c, const Problem& p) {
     return 0;
 }
 
-std::string direct_filter_entry_name(int filter) {
-    return "gconv_direct_k" + std::to_string(filter);
+std::string direct_filter_entry_name(int filter, int stride) {
+    return "gconv_direct_k" + std::to_string(filter) +
+           (stride == 1 ? "" : "_s" + std::to_string(stride));
+}
+
+int direct_filter_stride(const KernelConfig& c, const Problem& p) {
+    return direct_filter(c, p) > 0 ? static_cast<int>(p.stride_w) : 1;
 }
 
 std::string direct_entry_name(const KernelConfig& c, const Problem& p) {
     const int filter = direct_filter(c, p);
-    return filter > 0 ? direct_filter_entry_name(filter) : std::string(kernel_entry_name());
+    return filter > 0 ? direct_filter_entry_name(filter, direct_filter_stride(c, p))
+                      : std::string(kernel_entry_name());
 }
 
 bool is_direct_staged(const KernelConfig& c) {
@@ -93,12 +102,14 @@ DirectStagedGeometry direct_staged_geometry(const KernelConfig& c, const Problem
 }
 
 bool is_direct_tc(const KernelConfig& c) {
-    return is_direct(c) && Triple{c.warp_tile_m, c.warp_tile_n, c.warp_tile_k} == k_direct_tc_warp_tile;
+    return is_direct(c) &&
+           Triple{c.warp_tile_m, c.warp_tile_n, c.warp_tile_k} == k_direct_tc_warp_tile;
 }
 
 DirectTcGeometry direct_tc_geometry(const KernelConfig& c, const Problem& p) {
     const bool bwd = c.variant == Variant::BwdData;
-    return direct_tc::geometry<int64_t>(c.tile_m, c.tile_k, p.Y, p.N, bwd ? p.Hi : p.Ho(),
+    const int64_t stride_h = c.variant == Variant::Forward ? p.stride_h : 1;
+    return direct_tc::geometry<int64_t>(c.tile_m, c.tile_k, p.Y, stride_h, p.N, bwd ? p.Hi : p.Ho(),
                                         bwd ? p.Wi : p.Wo());
 }
 
@@ -119,8 +130,11 @@ std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p, int war
             return static_cast<std::size_t>(
                 c.tile_n * ((g.rows + 1) * g.row_stride + g.in_rows * 2 * g.row_stride) * elem +
                 int64_t{c.tile_n} * p.Y * p.X * 4);
-        return static_cast<std::size_t>(c.tile_n * g.in_rows * g.row_stride * elem +
-                                        int64_t{c.tile_n} * p.Y * direct_tc::kBRowBytes);
+        // forward / bwd_data: a plane and the filter rows per (channel, column phase)
+        const int64_t phases = c.variant == Variant::Forward ? p.stride_w : 1;
+        return static_cast<std::size_t>(
+            c.tile_n * phases *
+            (g.plane_rows * g.row_stride * elem + int64_t{p.Y} * direct_tc::kBRowBytes));
     }
     if (is_direct_staged(c)) {
         const DirectStagedGeometry g = direct_staged_geometry(c, p, warp_size);
@@ -183,22 +197,25 @@ SupportCheck check_direct_tc(const KernelConfig& c, const Problem& p, int warp_s
     const int64_t rows = int64_t{16} * c.tile_k;
     if (element_bytes(c.dtype) != 2)
         r.fail("data_type: the tensor-core direct entries (warp tile 16x8x16) multiply bf16 / fp16 "
-               "on mma.sync, not ", to_string(c.dtype));
+               "on mma.sync, not ",
+               to_string(c.dtype));
     else if (c.vector_size_a * 2 != 16 || c.vector_size_b != 8 || c.vector_size_c != 8)
         r.fail("vector_size_a/b/c: the tensor-core direct entries move 8-channel (16-byte) "
-               "vectors, got ", c.vector_size_a, "/", c.vector_size_b, "/", c.vector_size_c);
+               "vectors, got ",
+               c.vector_size_a, "/", c.vector_size_b, "/", c.vector_size_c);
     if (c.ndim_spatial != 2 || c.double_smem_buffer)
         r.fail("warp tile 16x8x16: the tensor-core direct entries exist for 2D without "
                "double_smem_buffer");
     if (c.tile_k != 1 && c.tile_k != 2 && c.tile_k != 4)
-        r.fail("tile_k: ", c.tile_k, " m16 row blocks per tile; the tensor-core entries take 1, 2 "
+        r.fail("tile_k: ", c.tile_k,
+               " m16 row blocks per tile; the tensor-core entries take 1, 2 "
                "or 4");
     else if (c.tile_m % rows != 0 || (c.tile_m / rows) % 16 != 0 ||
              c.tile_m / rows > direct_tc::kMaxCols)
-        r.fail("tile_m: ", c.tile_m, " / ", rows, " rows is not a width of 16, 32, 48 or 64 "
+        r.fail("tile_m: ", c.tile_m, " / ", rows,
+               " rows is not a width of 16, 32, 48 or 64 "
                "columns");
-    if (c.tile_n % 8 != 0)
-        r.fail("tile_n: ", c.tile_n, " is not whole 8-channel vectors");
+    if (c.tile_n % 8 != 0) r.fail("tile_n: ", c.tile_n, " is not whole 8-channel vectors");
     const SplitKMode mode = c.variant == Variant::BwdWeight ? SplitKMode::Atomic : SplitKMode::None;
     if (c.split_k != 1 || c.split_k_mode != mode)
         r.fail("split_k: ", to_string(c.variant), " kernels take split_k = 1 and split_k_mode ",
@@ -208,7 +225,7 @@ SupportCheck check_direct_tc(const KernelConfig& c, const Problem& p, int warp_s
 
     if (direct_filter(c, p) == 0)
         r.fail("warp tile 16x8x16: the tensor-core entries run depthwise 3x3, 5x5 and 7x7 filters "
-               "with stride 1 and dilation 1 along H and W (this problem: C/G ",
+               "with dilation 1 and stride 1 (forward: 1 or 2) along H and W (this problem: C/G ",
                p.c_per_group(), ", K/G ", p.k_per_group(), ", filter ", p.Y, "x", p.X, ", stride ",
                p.stride_h, "x", p.stride_w, ", dilation ", p.dilation_h, "x", p.dilation_w, ")");
     else if (p.C % 8 != 0)

@@ -544,11 +544,13 @@ private:
         if (element_bytes(c_.dtype) != 2)
             bad("mma.sync multiplies bf16 / fp16, not " + std::string(to_string(c_.dtype)));
         if (c_.ndim_spatial != 2) bad("2D only");
-        if (c_.double_smem_buffer) bad("one tile per block; double_smem_buffer is the staged entries");
-        if (c_.vector_size_a * element_bytes(c_.dtype) != 16 || c_.vector_size_b != c_.vector_size_a ||
-            c_.vector_size_c != c_.vector_size_a)
+        if (c_.double_smem_buffer)
+            bad("one tile per block; double_smem_buffer is the staged entries");
+        if (c_.vector_size_a * element_bytes(c_.dtype) != 16 ||
+            c_.vector_size_b != c_.vector_size_a || c_.vector_size_c != c_.vector_size_a)
             bad("vectors are 16 bytes (8 channels) for every tensor");
-        if (c_.tile_n % 8 != 0) bad("tile_n " + std::to_string(c_.tile_n) + " is not whole 8-channel vectors");
+        if (c_.tile_n % 8 != 0)
+            bad("tile_n " + std::to_string(c_.tile_n) + " is not whole 8-channel vectors");
         const int rows = 16 * c_.tile_k;
         if (c_.tile_k != 1 && c_.tile_k != 2 && c_.tile_k != 4)
             bad("tile_k " + std::to_string(c_.tile_k) + " counts m16 row blocks: 1, 2 or 4");

@@ -699,16 +699,20 @@ template <class Cfg, int CPG> struct BwdWeight {
     GCONV_DEVICE static void run(const ConvParams& p, void* workspace) {
         switch (row_taps(p.X, Cfg::kVec, CPG)) {
         case 3:
-            if constexpr (RowTapsBuilt<Cfg, CPG, 3>::value) reduce_weight<Cfg, CPG, 3>(p, workspace);
+            if constexpr (RowTapsBuilt<Cfg, CPG, 3>::value)
+                reduce_weight<Cfg, CPG, 3>(p, workspace);
             return;
         case 5:
-            if constexpr (RowTapsBuilt<Cfg, CPG, 5>::value) reduce_weight<Cfg, CPG, 5>(p, workspace);
+            if constexpr (RowTapsBuilt<Cfg, CPG, 5>::value)
+                reduce_weight<Cfg, CPG, 5>(p, workspace);
             return;
         case 7:
-            if constexpr (RowTapsBuilt<Cfg, CPG, 7>::value) reduce_weight<Cfg, CPG, 7>(p, workspace);
+            if constexpr (RowTapsBuilt<Cfg, CPG, 7>::value)
+                reduce_weight<Cfg, CPG, 7>(p, workspace);
             return;
         default:
-            if constexpr (RowTapsBuilt<Cfg, CPG, 1>::value) reduce_weight<Cfg, CPG, 1>(p, workspace);
+            if constexpr (RowTapsBuilt<Cfg, CPG, 1>::value)
+                reduce_weight<Cfg, CPG, 1>(p, workspace);
         }
     }
 };

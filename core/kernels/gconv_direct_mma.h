@@ -363,7 +363,6 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Phase& ph, const Geome
         }
 }
 
-
 // One tile out of a loaded halo: items of (MF m16 fragments) x (one unit), every kWarps-th to
 // this warp; the fragments of k16 step s + 1 are fetched before the MMAs of step s.
 template <class Cfg>

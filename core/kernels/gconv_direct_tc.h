@@ -56,64 +56,77 @@ template <class Cfg> struct TcShape {
                   "tile_m / (16 x tile_k) is the widest tile: a multiple of 16 up to 64");
 };
 
-template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParams& p) {
+template <class Cfg, int KS, bool BWD, int STRIDE = 1>
+GCONV_DEVICE void tc_rows(const ConvParams& p) {
     typedef TcShape<Cfg> S;
     typedef typename S::T T;
     const int sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
     const int dH = BWD ? p.Hi : p.Ho, dW = BWD ? p.Wi : p.Wo;
     const int pad_h = BWD ? KS - 1 - p.pad_h : p.pad_h;
     const int pad_w = BWD ? KS - 1 - p.pad_w : p.pad_w;
+    // Forward with stride 2 along H and W (an entry of its own, `_s2`): the source rows are
+    // staged by parity (row phases), the columns as P = 2 phases (every other column), each a
+    // Toeplitz product of its own filter taps.
+    static_assert(STRIDE == 1 || (STRIDE == 2 && !BWD), "forward strides 1 and 2");
+    constexpr int SH = STRIDE, P = STRIDE;
     const T* src = static_cast<const T*>(BWD ? p.out : p.in);
     T* dst = static_cast<T*>(BWD ? const_cast<void*>(p.in) : p.out);
     const u16* wei = static_cast<const u16*>(p.wei);
 
     const direct_tc::Geometry<int> g =
-        direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, p.N, dH, dW);
+        direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, SH, p.N, dH, dW);
     const int tile = pixel_block<S>(p);
     if (tile >= g.tiles) return;
     const int ch0 = channel_block<S>(p) * S::TN;
     const int ct = tile % g.col_tiles;
     const int rest = tile / g.col_tiles;
     const int h0 = (rest % g.bands) * S::TH;
-    const int plane = g.in_rows * g.row_stride;
+    const int plane = g.plane_rows * g.row_stride; // one (channel, column phase) plane
     const int n = rest / g.bands;
     const int w0 = ct * g.cols;
 
+    // Planes [channel][phase], then the filter rows [channel][phase][filter row].
     u16* planes = reinterpret_cast<u16*>(gconv_dynamic_smem);
-    u16* brows = planes + S::TN * plane;
+    u16* brows = planes + S::TN * P * plane;
     const int tid = static_cast<int>(threadIdx.x);
 
-    // Source rows, transposed: pairs of columns (x, x + 1) of one 8-channel vector become eight
-    // 32-bit words, one per channel plane. Columns at or past TW + K - 1 are read by the MMAs
-    // only against zeros of T_r; they are zero-filled so that an Inf or NaN there cannot leak.
+    // Source rows, transposed: element m of phase f of a staged row is source column
+    // w0 x P - pad + P m + f; pairs (m, m + 1) of one 8-channel vector become eight 32-bit words,
+    // one per channel plane. Elements past the last one a tap reads meet only zeros of T_r; they
+    // are zero-filled so that an Inf or NaN there cannot leak.
     // A thread copies two units per step, so four 16-byte loads are in flight before it stores.
     {
         const int pairs = g.row_stride / 2;
-        const int units = g.in_rows * pairs * S::OCT;
-        const int hi0 = h0 - pad_h, wi0 = w0 - pad_w;
-        const int used_cols = g.cols + KS - 1;
+        const int units = g.in_rows * P * pairs * S::OCT;
+        const int hi0 = h0 * SH - pad_h, wi0 = w0 * P - pad_w;
+        const int used = g.cols + (KS - 1) / P;
         struct Unit {
             Raw<16> v[2];
             u32* at;
         };
         auto load = [&](int u, Unit& t) {
             const int o = u % S::OCT;
-            const int px = u / S::OCT;
-            const int q = px / pairs, x = 2 * (px - q * pairs);
+            int px = u / S::OCT;
+            const int x = 2 * (px % pairs);
+            px /= pairs;
+            const int f = px % P, q = px / P;
             const int hi = hi0 + q, c = ch0 + o * 8;
             const bool row_ok = u < units && inside(hi, sH) && c < p.C;
-            const T* row = src + ((n * sH + hi) * sW + wi0 + x) * p.C + c;
+            const T* from = src + ((n * sH + hi) * sW + wi0 + P * x + f) * p.C + c;
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
-                const bool ok = row_ok && inside(wi0 + x + i, sW) && x + i < used_cols;
-                t.v[i] = ok ? *reinterpret_cast<const Raw<16>*>(row + i * p.C) : Raw<16>::zero();
+                const bool ok = row_ok && inside(wi0 + P * (x + i) + f, sW) && x + i < used;
+                t.v[i] =
+                    ok ? *reinterpret_cast<const Raw<16>*>(from + i * P * p.C) : Raw<16>::zero();
             }
-            t.at = reinterpret_cast<u32*>(planes + (o * 8) * plane + q * g.row_stride + x);
+            const int row = (q % SH) * g.phase_rows + q / SH; // row phases (layout header)
+            t.at =
+                reinterpret_cast<u32*>(planes + (o * 8 * P + f) * plane + row * g.row_stride + x);
         };
         auto store = [&](const Unit& t) {
 #pragma unroll
             for (int j = 0; j < 8; ++j)
-                t.at[j * plane / 2] =
+                t.at[j * P * plane / 2] =
                     mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
         };
 #pragma unroll 1
@@ -125,14 +138,16 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParam
             if (u + S::THREADS < units) store(b);
         }
     }
-    // Filter rows: [channel][filter row][two copies] (gconv_direct_tc_layout.h).
+    // Filter rows: [channel][phase][filter row][two copies] (gconv_direct_tc_layout.h).
     {
-        constexpr int ROW = 2 * direct_tc::kBRow, PER_CHANNEL = KS * ROW;
-        for (int e = tid; e < S::TN * PER_CHANNEL; e += S::THREADS) {
-            const int cl = e / PER_CHANNEL;
-            const int rem = e - cl * PER_CHANNEL;
-            const int r = rem / ROW;
-            const int s = direct_tc::b_row_tap(rem % ROW, KS);
+        constexpr int ROW = 2 * direct_tc::kBRow;
+        const int per_channel = P * KS * ROW;
+        for (int e = tid; e < S::TN * per_channel; e += S::THREADS) {
+            const int cl = e / per_channel;
+            const int rem = e - cl * per_channel;
+            const int f = rem / (KS * ROW);
+            const int r = rem / ROW % KS;
+            const int s = direct_tc::b_row_tap(rem % ROW, KS, P, f);
             const int ch = ch0 + cl;
             u16 v = 0;
             if (s >= 0 && ch < p.C) {
@@ -147,6 +162,8 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParam
     const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
     const int gq = lane / 4, tq = lane % 4;
     const u32 b_lane = static_cast<u32>(direct_tc::b_lane_bytes(lane));
+    // Output row y reads source row y x SH + r: row r / SH + y of row phase r % SH, so the
+    // rows of one ldmatrix are consecutive staged rows.
     const u32 a_lane = static_cast<u32>(direct_tc::a_lane_bytes(lane, g.row_stride));
     const u32 planes_addr = arch::shared_address(planes);
     const u32 b_addr = arch::shared_address(brows);
@@ -165,24 +182,33 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void tc_rows(const ConvParam
             for (int j = 0; j < 2; ++j)
 #pragma unroll
                 for (int q = 0; q < 4; ++q) acc[c][j][q] = 0.0f;
-        const u32 item_a =
-            planes_addr + static_cast<u32>((o * 8 * plane + rb * 16 * g.row_stride + cp * 16) * 2) +
-            a_lane;
-        const u32 item_b = b_addr + static_cast<u32>(o * 8 * KS * direct_tc::kBRowBytes) + b_lane;
+                    // One column phase at a time: unrolled, the two phases' operands in flight take
+                    // ~190 registers.
+#pragma unroll 1
+        for (int f = 0; f < P; ++f) {
+            const u32 item_a =
+                planes_addr +
+                static_cast<u32>(((o * 8 * P + f) * plane + rb * 16 * g.row_stride + cp * 16) * 2) +
+                a_lane;
+            const u32 item_b =
+                b_addr + static_cast<u32>((o * 8 * P + f) * KS * direct_tc::kBRowBytes) + b_lane;
 #pragma unroll
-        for (int c = 0; c < 8; ++c) {
+            for (int c = 0; c < 8; ++c) {
 #pragma unroll
-            for (int r = 0; r < KS; ++r) {
-                const u32 a_at =
-                    item_a + static_cast<u32>((c * plane + r * g.row_stride) * 2);
-                u32 a[4], e[2];
-                mma::ldsm_x4(a, a_at);
-                mma::ldsm_x2_at<32>(e, a_at);
-                const u32 b_at = item_b + static_cast<u32>((c * KS + r) * direct_tc::kBRowBytes);
-                const u32 b[2] = {mma::lds_u32<0>(b_at), mma::lds_u32<16>(b_at)};
-                const u32 a1[4] = {a[2], a[3], e[0], e[1]};
-                arch::mma_16816<S::IS_HALF>(acc[c][0], a, b);
-                arch::mma_16816<S::IS_HALF>(acc[c][1], a1, b);
+                for (int r = 0; r < KS; ++r) {
+                    const int row = (r % SH) * g.phase_rows + r / SH;
+                    const u32 a_at =
+                        item_a + static_cast<u32>((c * P * plane + row * g.row_stride) * 2);
+                    u32 a[4], e[2];
+                    mma::ldsm_x4(a, a_at);
+                    mma::ldsm_x2_at<32>(e, a_at);
+                    const u32 b_at =
+                        item_b + static_cast<u32>((c * P * KS + r) * direct_tc::kBRowBytes);
+                    const u32 b[2] = {mma::lds_u32<0>(b_at), mma::lds_u32<16>(b_at)};
+                    const u32 a1[4] = {a[2], a[3], e[0], e[1]};
+                    arch::mma_16816<S::IS_HALF>(acc[c][0], a, b);
+                    arch::mma_16816<S::IS_HALF>(acc[c][1], a1, b);
+                }
             }
         }
         // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each column tile, for
@@ -223,7 +249,7 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
     typedef typename S::T T;
     static_assert(KS <= 7, "Hankel rows s >= 8 are not computed");
     const direct_tc::Geometry<int> g =
-        direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, p.N, p.Ho, p.Wo);
+        direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, 1, p.N, p.Ho, p.Wo);
     const int tile = pixel_block<S>(p);
     const int ch0 = channel_block<S>(p) * S::TN;
     const int ct = tile % g.col_tiles;
@@ -234,8 +260,8 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
     const int tid = static_cast<int>(threadIdx.x);
     const bool live = tile < g.tiles; // every thread reaches the barriers
 
-    const int d_plane = (S::TH + 1) * g.row_stride;     // dOut rows and the zero row
-    const int i_row = 2 * g.row_stride;                  // input row: two copies
+    const int d_plane = (S::TH + 1) * g.row_stride; // dOut rows and the zero row
+    const int i_row = 2 * g.row_stride;             // input row: two copies
     const int i_plane = g.in_rows * i_row;
     u16* douts = reinterpret_cast<u16*>(gconv_dynamic_smem);
     u16* ins = douts + S::TN * d_plane;
@@ -258,8 +284,8 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
                 const bool ok = row_ok && x + i < g.cols && w0 + x + i < p.Wo;
-                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(dout + ((n * p.Ho + y) * p.Wo + w0 + x +
-                                                                      i) * p.C + c)
+                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(
+                                dout + ((n * p.Ho + y) * p.Wo + w0 + x + i) * p.C + c)
                           : Raw<16>::zero();
             }
             u32* at = reinterpret_cast<u32*>(douts + (o * 8) * d_plane + q * g.row_stride + x);
@@ -284,8 +310,8 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
             for (int i = 0; i < 2; ++i) {
                 const int wi = wi0 + x + i;
                 const bool ok = row_ok && inside(wi, p.Wi) && x + i < used_cols;
-                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(in + ((n * p.Hi + hi) * p.Wi + wi) *
-                                                                      p.C + c)
+                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(
+                                in + ((n * p.Hi + hi) * p.Wi + wi) * p.C + c)
                           : Raw<16>::zero();
             }
             u16* row0 = ins + (o * 8) * i_plane + q * i_row;
@@ -369,14 +395,13 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
         arch::atomic_add(dw + ch0 * KS * KS + e, sums[e]);
 }
 
-template <class Cfg, int KS> GCONV_DEVICE void tc_forward(const ConvParams& p) {
-    tc_rows<Cfg, KS, false>(p);
+template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_forward(const ConvParams& p) {
+    tc_rows<Cfg, KS, false, STRIDE>(p);
 }
 template <class Cfg, int KS> GCONV_DEVICE void tc_bwd_data(const ConvParams& p) {
     tc_rows<Cfg, KS, true>(p);
 }
-template <class Cfg, int KS>
-GCONV_DEVICE void tc_bwd_weight(const ConvParams& p, void* workspace) {
+template <class Cfg, int KS> GCONV_DEVICE void tc_bwd_weight(const ConvParams& p, void* workspace) {
     tc_weight<Cfg, KS>(p, workspace);
 }
 

@@ -22,18 +22,24 @@ constexpr int kBRowBytes = 2 * kBRow * 2; // two copies of 16-bit elements
 constexpr int kMaxCols = 64;
 
 template <class I> struct Geometry {
-    I rows = 0, cols = 0;         // output rows and columns of a block tile
-    I bands = 0, col_tiles = 0;   // tiles along H and W
-    I tiles = 0;                  // per channel block
+    I rows = 0, cols = 0;          // output rows and columns of a block tile
+    I bands = 0, col_tiles = 0;    // tiles along H and W
+    I tiles = 0;                   // per channel block
     I in_rows = 0, row_stride = 0; // staged rows; elements per staged row (cols + 8)
+    // Rows of a staged plane: with a stride along H the source rows are staged by parity
+    // (row phase q % stride_h at rows (q % stride_h) x phase_rows + q / stride_h), so the rows one
+    // ldmatrix reads for consecutive output rows are consecutive; in_rows with stride 1.
+    I phase_rows = 0, plane_rows = 0;
 };
 
 // rows = 16 x tile_k; cols = min(tile_m / rows, dW rounded up to 16); tiles = N x bands x
 // column tiles, the column tile fastest. A staged row holds cols + 8 elements: the last item's
 // third 8-column block ends at column cols + 7, and (cols + 8) / 8 is odd, so the eight rows of
-// one ldmatrix phase fall in different banks. Zero extents where the config cannot tile.
+// one ldmatrix phase fall in different banks. The tile reads (rows - 1) x stride_h + taps_y
+// source rows (forward with a stride along H; 1 elsewhere). Zero extents where the config
+// cannot tile.
 template <class I>
-GCONV_HOST_DEVICE Geometry<I> geometry(I tile_m, I tile_k, I taps_y, I N, I dH, I dW) {
+GCONV_HOST_DEVICE Geometry<I> geometry(I tile_m, I tile_k, I taps_y, I stride_h, I N, I dH, I dW) {
     Geometry<I> g;
     g.rows = 16 * tile_k;
     if (dH <= 0 || dW <= 0 || tile_k <= 0 || tile_m < g.rows) return g;
@@ -43,15 +49,21 @@ GCONV_HOST_DEVICE Geometry<I> geometry(I tile_m, I tile_k, I taps_y, I N, I dH, 
     g.bands = (dH + g.rows - 1) / g.rows;
     g.col_tiles = (dW + g.cols - 1) / g.cols;
     g.tiles = N * g.bands * g.col_tiles;
-    g.in_rows = g.rows + taps_y - 1;
+    g.in_rows = (g.rows - 1) * stride_h + taps_y;
     g.row_stride = g.cols + 8;
+    g.phase_rows = (g.in_rows + stride_h - 1) / stride_h;
+    g.plane_rows = g.phase_rows * stride_h;
     return g;
 }
 
 // The filter tap element i (0 .. 2 kBRow - 1) of a staged filter row holds, or -1 for a zero.
-GCONV_HOST_DEVICE int b_row_tap(int i, int taps) {
-    const int s = i % kBRow + i / kBRow - kBRowLead;
-    return s >= 0 && s < taps ? s : -1;
+// With a stride of 2 along W the source columns are staged as two phases (even and odd columns
+// of the tile's window) and each phase has its own filter row: element d (past the lead) of
+// phase `phase` holds tap stride_w x d + phase.
+GCONV_HOST_DEVICE int b_row_tap(int i, int taps, int stride_w = 1, int phase = 0) {
+    const int d = i % kBRow + i / kBRow - kBRowLead;
+    const int s = stride_w * d + phase;
+    return d >= 0 && s < taps ? s : -1;
 }
 
 // Byte offset in a staged filter row of the word holding lane (g, t)'s B pair {T[2t][g],

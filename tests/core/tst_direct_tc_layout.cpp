@@ -37,7 +37,8 @@ void ldmatrix(const Shared& s, const std::array<int, kLanes>& row_bytes, int cou
 // A: {row g, k 2t..}, {row g + 8, k 2t..}, {row g, k 2t + 8..}, {row g + 8, k 2t + 8..};
 // B: {k 2t.., n g}, {k 2t + 8.., n g}; D: rows g and g + 8, columns 2t and 2t + 1.
 void mma(const std::array<std::array<Pair, 4>, kLanes>& a,
-         const std::array<std::array<Pair, 2>, kLanes>& b, std::array<std::array<float, 4>, kLanes>& d) {
+         const std::array<std::array<Pair, 2>, kLanes>& b,
+         std::array<std::array<float, 4>, kLanes>& d) {
     float A[16][16], B[16][8];
     for (int T = 0; T < kLanes; ++T) {
         const int g = T / 4, t = T % 4;
@@ -64,11 +65,12 @@ void mma(const std::array<std::array<Pair, 4>, kLanes>& a,
 struct Conv {
     int N, C, H, W, K, pad; // forward source extents (bwd_data: dOut), K x K filter
     bool bwd;
-    int dH() const { return bwd ? H + K - 1 - 2 * pad : H + 2 * pad - K + 1; }
-    int dW() const { return bwd ? W + K - 1 - 2 * pad : W + 2 * pad - K + 1; }
+    int stride = 1; // forward: along H and W
+    int dH() const { return bwd ? H + K - 1 - 2 * pad : (H + 2 * pad - K) / stride + 1; }
+    int dW() const { return bwd ? W + K - 1 - 2 * pad : (W + 2 * pad - K) / stride + 1; }
 };
 
-// Forward: out[y][x] = sum in[y - pad + r][x - pad + s] w[r][s]; bwd_data (stride 1):
+// Forward: out[y][x] = sum in[y S - pad + r][x S - pad + s] w[r][s]; bwd_data (stride 1):
 // dIn[y][x] = sum dOut[y + pad - r][x + pad - s] w[r][s].
 std::vector<float> reference(const Conv& v, const std::vector<float>& src,
                              const std::vector<float>& w) {
@@ -80,8 +82,8 @@ std::vector<float> reference(const Conv& v, const std::vector<float>& src,
                     float sum = 0;
                     for (int r = 0; r < v.K; ++r)
                         for (int s = 0; s < v.K; ++s) {
-                            const int sy = v.bwd ? y + v.pad - r : y - v.pad + r;
-                            const int sx = v.bwd ? x + v.pad - s : x - v.pad + s;
+                            const int sy = v.bwd ? y + v.pad - r : y * v.stride - v.pad + r;
+                            const int sx = v.bwd ? x + v.pad - s : x * v.stride - v.pad + s;
                             if (sy < 0 || sy >= v.H || sx < 0 || sx >= v.W) continue;
                             sum += src[((size_t(n) * v.H + sy) * v.W + sx) * v.C + c] *
                                    w[(size_t(c) * v.K + r) * v.K + s];
@@ -98,66 +100,75 @@ struct TcConfig {
 // The kernel's walk (gconv_direct_tc.h tc_rows) over every block of the grid, on the models.
 std::vector<float> emulate(const Conv& v, const TcConfig& k, const std::vector<float>& src,
                            const std::vector<float>& w) {
-    const int dH = v.dH(), dW = v.dW(), KS = v.K;
+    const int dH = v.dH(), dW = v.dW(), KS = v.K, SH = v.stride, P = v.stride;
     const int pad = v.bwd ? KS - 1 - v.pad : v.pad;
-    const auto g = direct_tc::geometry<int>(k.tile_m, k.tile_k, KS, v.N, dH, dW);
-    const int plane = g.in_rows * g.row_stride;
+    const auto g = direct_tc::geometry<int>(k.tile_m, k.tile_k, KS, SH, v.N, dH, dW);
+    const int plane = g.plane_rows * g.row_stride; // [channel][column phase] planes
     const int oct = k.tile_n / 8;
-    const int b_base = k.tile_n * plane * 2; // bytes
+    const int b_base = k.tile_n * P * plane * 2; // bytes
     std::vector<float> dst(size_t(v.N) * dH * dW * v.C, -12345.0f);
     const int channel_blocks = (v.C + k.tile_n - 1) / k.tile_n;
     for (int block = 0; block < g.tiles * channel_blocks; ++block) {
         const int tile = block / channel_blocks, ch0 = (block % channel_blocks) * k.tile_n;
         const int ct = tile % g.col_tiles, rest = tile / g.col_tiles;
         const int h0 = (rest % g.bands) * g.rows, n = rest / g.bands, w0 = ct * g.cols;
-        Shared s(size_t(b_base / 2) + size_t(k.tile_n) * KS * 2 * direct_tc::kBRow, 0.0f);
+        Shared s(size_t(b_base / 2) + size_t(k.tile_n) * P * KS * 2 * direct_tc::kBRow, 0.0f);
+        // Source row q at row (q % SH) x phase_rows + q / SH; element m of column phase f is
+        // source column w0 P - pad + P m + f.
         for (int q = 0; q < g.in_rows; ++q)
-            for (int x = 0; x < g.row_stride; ++x)
-                for (int cl = 0; cl < k.tile_n; ++cl) {
-                    const int hi = h0 - pad + q, wi = w0 - pad + x, c = ch0 + cl;
-                    const bool ok = hi >= 0 && hi < v.H && wi >= 0 && wi < v.W && c < v.C &&
-                                    x < g.cols + KS - 1;
-                    s[size_t(cl) * plane + q * g.row_stride + x] =
-                        ok ? src[((size_t(n) * v.H + hi) * v.W + wi) * v.C + c] : 0.0f;
-                }
+            for (int f = 0; f < P; ++f)
+                for (int x = 0; x < g.row_stride; ++x)
+                    for (int cl = 0; cl < k.tile_n; ++cl) {
+                        const int hi = h0 * SH - pad + q, wi = w0 * P - pad + P * x + f;
+                        const int c = ch0 + cl;
+                        const bool ok = hi >= 0 && hi < v.H && wi >= 0 && wi < v.W && c < v.C &&
+                                        x < g.cols + (KS - 1) / P;
+                        const int row = (q % SH) * g.phase_rows + q / SH;
+                        s[size_t(cl * P + f) * plane + row * g.row_stride + x] =
+                            ok ? src[((size_t(n) * v.H + hi) * v.W + wi) * v.C + c] : 0.0f;
+                    }
         for (int cl = 0; cl < k.tile_n; ++cl)
-            for (int r = 0; r < KS; ++r)
-                for (int i = 0; i < 2 * direct_tc::kBRow; ++i) {
-                    const int tap = direct_tc::b_row_tap(i, KS), c = ch0 + cl;
-                    const int wr = v.bwd ? KS - 1 - r : r, ws = v.bwd ? KS - 1 - tap : tap;
-                    s[b_base / 2 + (size_t(cl) * KS + r) * 2 * direct_tc::kBRow + i] =
-                        tap >= 0 && c < v.C ? w[(size_t(c) * KS + wr) * KS + ws] : 0.0f;
-                }
+            for (int f = 0; f < P; ++f)
+                for (int r = 0; r < KS; ++r)
+                    for (int i = 0; i < 2 * direct_tc::kBRow; ++i) {
+                        const int tap = direct_tc::b_row_tap(i, KS, P, f), c = ch0 + cl;
+                        const int wr = v.bwd ? KS - 1 - r : r, ws = v.bwd ? KS - 1 - tap : tap;
+                        s[b_base / 2 + ((size_t(cl) * P + f) * KS + r) * 2 * direct_tc::kBRow + i] =
+                            tap >= 0 && c < v.C ? w[(size_t(c) * KS + wr) * KS + ws] : 0.0f;
+                    }
         const int col_pairs = g.cols / 16, items = (g.rows / 16) * col_pairs * oct;
         for (int item = 0; item < items; ++item) { // warps take items in turn: order is free
             const int o = item % oct, cp = (item / oct) % col_pairs, rb = item / (oct * col_pairs);
             std::array<std::array<std::array<float, 4>, kLanes>, 16> acc{}; // [channel][tile]
-            for (int c = 0; c < 8; ++c)
-                for (int r = 0; r < KS; ++r) {
-                    std::array<int, kLanes> a_rows, e_rows, b_word;
-                    for (int T = 0; T < kLanes; ++T) {
-                        const int origin = ((o * 8 + c) * plane + (rb * 16 + r) * g.row_stride +
-                                            cp * 16) * 2;
-                        a_rows[T] = origin + direct_tc::a_lane_bytes(T, g.row_stride);
-                        e_rows[T] = a_rows[T] + 32;
-                        b_word[T] = b_base + ((o * 8 + c) * KS + r) * direct_tc::kBRowBytes +
-                                    direct_tc::b_lane_bytes(T);
-                    }
-                    std::array<std::array<Pair, 4>, kLanes> a{}, e{}, a1{};
-                    ldmatrix(s, a_rows, 4, a);
-                    ldmatrix(s, e_rows, 2, e);
-                    std::array<std::array<Pair, 2>, kLanes> b{};
-                    for (int T = 0; T < kLanes; ++T) {
-                        for (int h = 0; h < 2; ++h) {
-                            const int word = (b_word[T] + 16 * h);
-                            if (word % 4 != 0) qFatal("lane %d: a misaligned B word", T);
-                            b[T][h] = {s.at(word / 2), s.at(word / 2 + 1)};
+            for (int f = 0; f < P; ++f)
+                for (int c = 0; c < 8; ++c)
+                    for (int r = 0; r < KS; ++r) {
+                        std::array<int, kLanes> a_rows, e_rows, b_word;
+                        for (int T = 0; T < kLanes; ++T) {
+                            const int row = (r % SH) * g.phase_rows + r / SH + rb * 16;
+                            const int origin =
+                                (((o * 8 + c) * P + f) * plane + row * g.row_stride + cp * 16) * 2;
+                            a_rows[T] = origin + direct_tc::a_lane_bytes(T, g.row_stride);
+                            e_rows[T] = a_rows[T] + 32;
+                            b_word[T] = b_base +
+                                        (((o * 8 + c) * P + f) * KS + r) * direct_tc::kBRowBytes +
+                                        direct_tc::b_lane_bytes(T);
                         }
-                        a1[T] = {a[T][2], a[T][3], e[T][0], e[T][1]};
+                        std::array<std::array<Pair, 4>, kLanes> a{}, e{}, a1{};
+                        ldmatrix(s, a_rows, 4, a);
+                        ldmatrix(s, e_rows, 2, e);
+                        std::array<std::array<Pair, 2>, kLanes> b{};
+                        for (int T = 0; T < kLanes; ++T) {
+                            for (int h = 0; h < 2; ++h) {
+                                const int word = (b_word[T] + 16 * h);
+                                if (word % 4 != 0) qFatal("lane %d: a misaligned B word", T);
+                                b[T][h] = {s.at(word / 2), s.at(word / 2 + 1)};
+                            }
+                            a1[T] = {a[T][2], a[T][3], e[T][0], e[T][1]};
+                        }
+                        mma(a, b, acc[c * 2 + 0]);
+                        mma(a1, b, acc[c * 2 + 1]);
                     }
-                    mma(a, b, acc[c * 2 + 0]);
-                    mma(a1, b, acc[c * 2 + 1]);
-                }
             for (int T = 0; T < kLanes; ++T)
                 for (int j = 0; j < 2; ++j)
                     for (int q = 0; q < 4; ++q) {
@@ -201,7 +212,7 @@ std::vector<float> reference_weight(const Conv& v, const std::vector<float>& in,
 std::vector<float> emulate_weight(const Conv& v, const TcConfig& k, const std::vector<float>& in,
                                   const std::vector<float>& dout) {
     const int Ho = v.dH(), Wo = v.dW(), KS = v.K;
-    const auto g = direct_tc::geometry<int>(k.tile_m, k.tile_k, KS, v.N, Ho, Wo);
+    const auto g = direct_tc::geometry<int>(k.tile_m, k.tile_k, KS, 1, v.N, Ho, Wo);
     const int d_plane = (g.rows + 1) * g.row_stride, i_row = 2 * g.row_stride;
     const int i_plane = g.in_rows * i_row;
     const int i_base = k.tile_n * d_plane; // elements
@@ -244,7 +255,8 @@ std::vector<float> emulate_weight(const Conv& v, const TcConfig& k, const std::v
                         const int r = T & 7, q = i - r;
                         const int row = r < KS && q >= 0 && q < g.rows ? q : g.rows;
                         b_rows[T] = (((cb + c) * d_plane + row * g.row_stride + j * 16) +
-                                     ((T >> 3) & 1) * 8) * 2;
+                                     ((T >> 3) & 1) * 8) *
+                                    2;
                     }
                     std::array<std::array<Pair, 4>, kLanes> b4{};
                     ldmatrix(s, b_rows, 2, b4);
@@ -315,11 +327,12 @@ private slots:
         const std::vector<TcConfig> configs = {
             {1024, 1, 16, 4}, {512, 1, 8, 2}, {256, 1, 32, 8}, {2048, 2, 8, 4}, {1024, 2, 16, 2}};
         int checked = 0;
-        for (int trial = 0; trial < 40; ++trial) {
+        for (int trial = 0; trial < 60; ++trial) {
             Conv v;
             v.K = 3 + 2 * rng->bounded(3);
             v.pad = rng->bounded(v.K);
             v.bwd = rng->bounded(2) == 1;
+            v.stride = v.bwd ? 1 : 1 + rng->bounded(2);
             v.N = 1 + rng->bounded(2);
             v.C = 8 * (1 + rng->bounded(5));
             v.H = v.K + rng->bounded(trial % 8 == 0 ? 40 : 20);
@@ -337,7 +350,9 @@ private slots:
                     QFAIL(qPrintable(QString("trial %1 (%2 K %3 pad %4, %5x%6x%7x%8, tile_m %9 "
                                              "tile_k %10 tile_n %11): element %12 is %13, want %14")
                                          .arg(trial)
-                                         .arg(v.bwd ? "bwd_data" : "forward")
+                                         .arg(v.bwd           ? "bwd_data"
+                                              : v.stride == 2 ? "forward stride 2"
+                                                              : "forward")
                                          .arg(v.K)
                                          .arg(v.pad)
                                          .arg(v.N)
@@ -351,7 +366,7 @@ private slots:
                                          .arg(got[i])
                                          .arg(want[i])));
         }
-        QVERIFY2(checked >= 30, "too few problems had an output");
+        QVERIFY2(checked >= 45, "too few problems had an output");
     }
 
     void every_lane_reads_its_hankel_pair_from_one_aligned_word() {

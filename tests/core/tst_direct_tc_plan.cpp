@@ -65,7 +65,8 @@ private slots:
             {"split-K", [](KernelConfig& c) { c.split_k_mode = SplitKMode::Atomic; }},
             {"2D", [](KernelConfig& c) { c.ndim_spatial = 3; }},
             {"double_smem_buffer", [](KernelConfig& c) { c.double_smem_buffer = true; }},
-            {"16 bytes", [](KernelConfig& c) { c.vector_size_a = c.vector_size_b = c.vector_size_c = 4; }},
+            {"16 bytes",
+             [](KernelConfig& c) { c.vector_size_a = c.vector_size_b = c.vector_size_c = 4; }},
             {"8-channel", [](KernelConfig& c) { c.tile_n = 12; }},
             {"tile_k", [](KernelConfig& c) { c.tile_k = 3, c.tile_m = 48 * 16; }},
             {"columns", [](KernelConfig& c) { c.tile_m = 16 * 24; }},
@@ -106,12 +107,28 @@ private slots:
                 QCOMPARE(direct_entry_name(tc(v), p), direct_filter_entry_name(f));
             }
         }
+        // Forward also takes stride 2 along H and W, through entries of their own.
+        for (int f : {3, 5, 7}) {
+            Problem p = depthwise(2, 64, 28, 28, f, f / 2);
+            p.stride_h = p.stride_w = 2;
+            const SupportCheck s = is_supported(tc(), p);
+            QVERIFY2(s.ok, s.reason.c_str());
+            QCOMPARE(direct_entry_name(tc(), p), direct_filter_entry_name(f, 2));
+            QCOMPARE(plan_sequence(tc(), p).steps.back().kernel.entry,
+                     direct_filter_entry_name(f, 2));
+            for (Variant v : {Variant::BwdData, Variant::BwdWeight}) {
+                const SupportCheck b = is_supported(tc(v), p);
+                QVERIFY(!b.ok);
+                QVERIFY2(b.reason.find("stride") != std::string::npos, b.reason.c_str());
+            }
+        }
         struct Case {
             const char* needle;
             std::function<void(Problem&)> change;
         };
         const std::vector<Case> refused = {
-            {"stride", [](Problem& p) { p.stride_h = p.stride_w = 2; }},
+            {"stride", [](Problem& p) { p.stride_h = p.stride_w = 3; }},
+            {"stride", [](Problem& p) { p.stride_w = 2; }},
             {"dilation",
              [](Problem& p) { p.dilation_h = p.dilation_w = 2, p.pad_h = p.pad_w = 2; }},
             {"filter", [](Problem& p) { p.X = 1, p.pad_w = 0; }},
@@ -167,6 +184,22 @@ private slots:
         QCOMPARE(b.bands, int64_t{1});
     }
 
+    // Forward stride 2: 16-row bands read 2 x 15 + K source rows, staged by parity (two row
+    // phases of ceil(in_rows / 2) rows), each as two column phases with their own filter rows.
+    void stride_2_geometry_and_shared_memory() {
+        Problem p = depthwise(32, 96, 112, 112, 3, 1); // 56 x 56 out
+        p.stride_h = p.stride_w = 2;
+        const DirectTcGeometry g = direct_tc_geometry(tc(), p);
+        QCOMPARE(g.cols, int64_t{64});
+        QCOMPARE(g.bands, int64_t{4});
+        QCOMPARE(g.in_rows, int64_t{33});
+        QCOMPARE(g.phase_rows, int64_t{17});
+        QCOMPARE(g.plane_rows, int64_t{34});
+        // 16 channels x 2 column phases x (34 x 72 bf16 + 3 filter rows x 96 bytes).
+        QCOMPARE(plan_launch(tc(), p).shared_bytes, std::size_t{16 * 2 * (34 * 72 * 2 + 3 * 96)});
+        QCOMPARE(direct_tc_geometry(tc(), depthwise(32, 96, 56, 56, 3, 1)).plane_rows, int64_t{18});
+    }
+
     // bwd_weight tiles dOut: the dOut rows and a zero row, two copies of the input rows and the
     // fp32 sums; the sequence zeroes the fp32 workspace, runs the K x K entry, then finishes.
     void bwd_weight_geometry_shared_memory_and_sequence() {
@@ -199,6 +232,7 @@ private slots:
             Problem p = depthwise(1 + rng->bounded(5), 8 * (1 + rng->bounded(40)),
                                   f + rng->bounded(90), f + rng->bounded(200), f, rng->bounded(f));
             KernelConfig k = tc(static_cast<Variant>(rng->bounded(3)));
+            if (k.variant == Variant::Forward) p.stride_h = p.stride_w = 1 + rng->bounded(2);
             k.tile_k = 1 << rng->bounded(3);
             k.tile_m = 16 * k.tile_k * 16 * (1 + rng->bounded(4));
             k.tile_n = 8 << rng->bounded(3);
@@ -211,7 +245,7 @@ private slots:
             const int64_t h = bwd ? p.Hi : p.Ho(), w = bwd ? p.Wi : p.Wo();
             const DirectTcGeometry g = direct_tc_geometry(k, p);
             QCOMPARE(g.rows, int64_t{16} * k.tile_k);
-            QCOMPARE(g.in_rows, g.rows + f - 1);
+            QCOMPARE(g.in_rows, (g.rows - 1) * p.stride_h + f);
             QCOMPARE(g.cols % 16, int64_t{0});
             QVERIFY(g.cols <= k.tile_m / g.rows);
             QCOMPARE((g.row_stride / 8) % 2, int64_t{1});
@@ -233,7 +267,7 @@ private slots:
             for (int f : k_direct_filters)
                 QVERIFY2(src.find(direct_filter_entry_name(f) + "(") != std::string::npos,
                          direct_filter_entry_name(f).c_str());
-            const std::string call = v == Variant::Forward    ? "tc_forward<GconvConfig, "
+            const std::string call = v == Variant::Forward   ? "tc_forward<GconvConfig, "
                                      : v == Variant::BwdData ? "tc_bwd_data<GconvConfig, "
                                                              : "tc_bwd_weight<GconvConfig, ";
             QCOMPARE(src.find(std::string(finish_entry_name()) + "(") != std::string::npos,
