@@ -10,6 +10,7 @@
 #   GCONV_SKIP_OTHER=1 leaves the register-window pool's timing out. The tensor-core K x K entries
 #   (warp tile 16x8x16) run the same way: GCONV_STAGED_POOLS names their pools and
 #   GCONV_MATCH='_wt16x8x16_' GCONV_LABEL=tc picks them for the table (default: the staged ones).
+#   GCONV_EXTRA_PROBLEMS="forward=FILE" adds a problem set to a direction's timed runs.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 work=/tmp/staged-out
@@ -25,14 +26,18 @@ pool_of() { # direction -> pool file
 for dir in ${GCONV_DIRS:-forward bwd_data}; do
   pool=$(pool_of $dir)
   common=(--variant $dir --arch auto --progress none --kernel-timeout 10)
-  python3 - "$dir" "$work" <<'PY'
+  python3 - "$dir" "$work" "${GCONV_EXTRA_PROBLEMS:-}" <<'PY'
 import json, sys
-d, work = sys.argv[1], sys.argv[2]
+d, work, extra = sys.argv[1], sys.argv[2], sys.argv[3]
 v = json.load(open("scripts/device/staged_problems.json"))
 v["direction"] = d
 json.dump(v, open(f"{work}/staged_problems_{d}.json", "w"))
 b = json.load(open(f"bench/baselines/baseline_{d}_2d.json"))
 b["problems"] = [p for p in b["problems"] if p["C"] == p["G"] and p["K"] == p["G"]]
+# More shapes for the timed runs of one direction (GCONV_EXTRA_PROBLEMS="forward=FILE ...").
+for kv in extra.split():
+    if kv.split("=", 1)[0] == d:
+        b["problems"] += json.load(open(kv.split("=", 1)[1]))["problems"]
 json.dump(b, open(f"{work}/baseline_dw_{d}.json", "w"))
 PY
   t=$(date +%s)
