@@ -6,12 +6,15 @@
 #include "codegen/kernel_source.h"
 #include "codegen/launch_sequence.h"
 #include "config/kernel_name.h"
+#include "depthwise_problem.h"
+#include "refusals.h"
 #include "rule_messages.h"
 
 #include <QRandomGenerator>
 #include <QtTest>
 
 using namespace gconv;
+using test::depthwise;
 using test::joined;
 using test::rules_of;
 
@@ -27,13 +30,6 @@ KernelConfig staged(Variant v = Variant::Forward) {
     c.wave_m = 8, c.wave_n = 1, c.wave_k = 1;
     c.tile_n = 32, c.tile_k = 4, c.tile_m = 64 * 4;
     return c;
-}
-
-Problem depthwise(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t pad) {
-    Problem p;
-    p.N = n, p.C = c, p.K = c, p.G = c, p.Hi = h, p.Wi = w, p.Y = f, p.X = f;
-    p.pad_h = p.pad_w = pad;
-    return p;
 }
 
 } // namespace
@@ -81,31 +77,18 @@ private slots:
                 QCOMPARE(direct_entry_name(staged(v), p), direct_filter_entry_name(f));
             }
         }
-        struct Case {
-            const char* needle;
-            std::function<void(Problem&)> change;
-        };
-        const std::vector<Case> refused = {
-            {"stride", [](Problem& p) { p.stride_h = p.stride_w = 2; }},
-            {"dilation",
-             [](Problem& p) { p.dilation_h = p.dilation_w = 2, p.pad_h = p.pad_w = 2; }},
-            {"filter", [](Problem& p) { p.X = 1, p.pad_w = 0; }},
-            {"filter", [](Problem& p) { p.Y = p.X = 9, p.pad_h = p.pad_w = 4; }},
-            {"C/G", [](Problem& p) { p.G = 32; }},
-        };
-        for (const Case& k : refused) {
-            Problem p = depthwise(2, 64, 14, 14, 3, 1);
-            k.change(p);
-            const SupportCheck s = is_supported(staged(), p);
-            QVERIFY2(!s.ok, k.needle);
-            QVERIFY2(s.reason.find(k.needle) != std::string::npos, s.reason.c_str());
-        }
+        test::expect_refusals(
+            staged(), depthwise(2, 64, 14, 14, 3, 1),
+            {{"stride", [](Problem& p) { p.stride_h = p.stride_w = 2; }},
+             {"dilation",
+              [](Problem& p) { p.dilation_h = p.dilation_w = 2, p.pad_h = p.pad_w = 2; }},
+             {"filter", [](Problem& p) { p.X = 1, p.pad_w = 0; }},
+             {"filter", [](Problem& p) { p.Y = p.X = 9, p.pad_h = p.pad_w = 4; }},
+             {"C/G", [](Problem& p) { p.G = 32; }}});
         // Too large for two tiles: 128 channels x 16 pixel lanes, runs of 8 rows, 66 columns.
         KernelConfig big = staged();
         big.tile_n = 128, big.tile_k = 8, big.tile_m = 16 * 8 * 4;
-        const SupportCheck s = is_supported(big, depthwise(1, 128, 64, 200, 3, 1));
-        QVERIFY(!s.ok);
-        QVERIFY2(s.reason.find("shared memory") != std::string::npos, s.reason.c_str());
+        test::expect_refused(big, depthwise(1, 128, 64, 200, 3, 1), "shared memory");
     }
 
     // mbv2_dw144 (64 x 144 x 56 x 56, 3x3): 56 columns; 64 pixel lanes / 56 columns = 1 run of

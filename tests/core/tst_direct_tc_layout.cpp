@@ -287,6 +287,60 @@ std::vector<float> emulate_weight(const Conv& v, const TcConfig& k, const std::v
     return dw;
 }
 
+// The tiles the model walks: one and two row blocks, 16 to 64 columns, 8 to 32 channels.
+const std::vector<TcConfig> k_configs = {
+    {1024, 1, 16, 4}, {512, 1, 8, 2}, {256, 1, 32, 8}, {2048, 2, 8, 4}, {1024, 2, 16, 2}};
+
+// A random depthwise problem: 3x3 / 5x5 / 7x7, every pad up to K - 1, 1-2 images, 8-40
+// channels, now and then a tall or a wide image (several bands or column tiles); `directions`
+// 1 forward only, 2 forward or bwd_data; forward strides 1 or 2 where `strided`.
+Conv random_conv(QRandomGenerator* rng, int trial, int directions, bool strided) {
+    Conv v;
+    v.K = 3 + 2 * rng->bounded(3);
+    v.pad = rng->bounded(v.K);
+    v.bwd = rng->bounded(directions) == 1;
+    v.stride = v.bwd || !strided ? 1 : 1 + rng->bounded(2);
+    v.N = 1 + rng->bounded(2);
+    v.C = 8 * (1 + rng->bounded(5));
+    v.H = v.K + rng->bounded(trial % 8 == 0 ? 40 : 20);
+    v.W = v.K + rng->bounded(trial % 5 == 0 ? 150 : 30);
+    return v;
+}
+
+std::vector<float> random_values(QRandomGenerator* rng, size_t n, int spread) {
+    std::vector<float> v(n);
+    for (float& x : v) x = float(rng->bounded(2 * spread + 1) - spread);
+    return v;
+}
+
+QString describe(const Conv& v, const TcConfig& k) {
+    return QString("%1 K %2 pad %3 stride %4, %5x%6x%7x%8, tile_m %9 tile_k %10 tile_n %11")
+        .arg(v.bwd ? "bwd_data" : "forward")
+        .arg(v.K)
+        .arg(v.pad)
+        .arg(v.stride)
+        .arg(v.N)
+        .arg(v.H)
+        .arg(v.W)
+        .arg(v.C)
+        .arg(k.tile_m)
+        .arg(k.tile_k)
+        .arg(k.tile_n);
+}
+
+// Every element equal (small integer data: the sums are exact), else the first that is not.
+void expect_equal(const std::vector<float>& want, const std::vector<float>& got,
+                  const QString& what) {
+    QCOMPARE(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+        if (got[i] != want[i])
+            QFAIL(qPrintable(QString("%1: element %2 is %3, want %4")
+                                 .arg(what)
+                                 .arg(i)
+                                 .arg(got[i])
+                                 .arg(want[i])));
+}
+
 } // namespace
 
 class TestDirectTcLayout : public QObject {
@@ -324,47 +378,17 @@ private slots:
 
     void the_modelled_kernel_reproduces_the_reference_convolution() {
         auto* rng = QRandomGenerator::global();
-        const std::vector<TcConfig> configs = {
-            {1024, 1, 16, 4}, {512, 1, 8, 2}, {256, 1, 32, 8}, {2048, 2, 8, 4}, {1024, 2, 16, 2}};
         int checked = 0;
         for (int trial = 0; trial < 60; ++trial) {
-            Conv v;
-            v.K = 3 + 2 * rng->bounded(3);
-            v.pad = rng->bounded(v.K);
-            v.bwd = rng->bounded(2) == 1;
-            v.stride = v.bwd ? 1 : 1 + rng->bounded(2);
-            v.N = 1 + rng->bounded(2);
-            v.C = 8 * (1 + rng->bounded(5));
-            v.H = v.K + rng->bounded(trial % 8 == 0 ? 40 : 20);
-            v.W = v.K + rng->bounded(trial % 5 == 0 ? 150 : 30);
+            const Conv v = random_conv(rng, trial, 2, true);
             if (v.dH() <= 0 || v.dW() <= 0) continue;
-            const TcConfig k = configs[trial % configs.size()];
-            std::vector<float> src(size_t(v.N) * v.H * v.W * v.C), w(size_t(v.C) * v.K * v.K);
-            for (float& x : src) x = float(rng->bounded(9)) - 4.0f;
-            for (float& x : w) x = float(rng->bounded(7)) - 3.0f;
-            const std::vector<float> want = reference(v, src, w);
-            const std::vector<float> got = emulate(v, k, src, w);
+            const TcConfig k = k_configs[trial % k_configs.size()];
+            const auto src = random_values(rng, size_t(v.N) * v.H * v.W * v.C, 4);
+            const auto w = random_values(rng, size_t(v.C) * v.K * v.K, 3);
+            expect_equal(reference(v, src, w), emulate(v, k, src, w),
+                         QString("trial %1 (%2)").arg(trial).arg(describe(v, k)));
+            if (QTest::currentTestFailed()) return;
             ++checked;
-            for (size_t i = 0; i < want.size(); ++i)
-                if (got[i] != want[i])
-                    QFAIL(qPrintable(QString("trial %1 (%2 K %3 pad %4, %5x%6x%7x%8, tile_m %9 "
-                                             "tile_k %10 tile_n %11): element %12 is %13, want %14")
-                                         .arg(trial)
-                                         .arg(v.bwd           ? "bwd_data"
-                                              : v.stride == 2 ? "forward stride 2"
-                                                              : "forward")
-                                         .arg(v.K)
-                                         .arg(v.pad)
-                                         .arg(v.N)
-                                         .arg(v.H)
-                                         .arg(v.W)
-                                         .arg(v.C)
-                                         .arg(k.tile_m)
-                                         .arg(k.tile_k)
-                                         .arg(k.tile_n)
-                                         .arg(i)
-                                         .arg(got[i])
-                                         .arg(want[i])));
         }
         QVERIFY2(checked >= 45, "too few problems had an output");
     }
@@ -380,44 +404,17 @@ private slots:
 
     void the_modelled_weight_kernel_reproduces_the_reference_gradient() {
         auto* rng = QRandomGenerator::global();
-        const std::vector<TcConfig> configs = {
-            {1024, 1, 16, 4}, {512, 1, 8, 2}, {256, 1, 32, 8}, {2048, 2, 8, 4}, {1024, 2, 16, 2}};
         int checked = 0;
         for (int trial = 0; trial < 40; ++trial) {
-            Conv v;
-            v.K = 3 + 2 * rng->bounded(3);
-            v.pad = rng->bounded(v.K);
-            v.bwd = false;
-            v.N = 1 + rng->bounded(2);
-            v.C = 8 * (1 + rng->bounded(5));
-            v.H = v.K + rng->bounded(trial % 8 == 0 ? 40 : 20);
-            v.W = v.K + rng->bounded(trial % 5 == 0 ? 150 : 30);
+            const Conv v = random_conv(rng, trial, 1, false);
             if (v.dH() <= 0 || v.dW() <= 0) continue;
-            const TcConfig k = configs[trial % configs.size()];
-            std::vector<float> in(size_t(v.N) * v.H * v.W * v.C);
-            std::vector<float> dout(size_t(v.N) * v.dH() * v.dW() * v.C);
-            for (float& x : in) x = float(rng->bounded(9)) - 4.0f;
-            for (float& x : dout) x = float(rng->bounded(7)) - 3.0f;
-            const std::vector<float> want = reference_weight(v, in, dout);
-            const std::vector<float> got = emulate_weight(v, k, in, dout);
+            const TcConfig k = k_configs[trial % k_configs.size()];
+            const auto in = random_values(rng, size_t(v.N) * v.H * v.W * v.C, 4);
+            const auto dout = random_values(rng, size_t(v.N) * v.dH() * v.dW() * v.C, 3);
+            expect_equal(reference_weight(v, in, dout), emulate_weight(v, k, in, dout),
+                         QString("trial %1 (bwd_weight, %2)").arg(trial).arg(describe(v, k)));
+            if (QTest::currentTestFailed()) return;
             ++checked;
-            for (size_t i = 0; i < want.size(); ++i)
-                if (got[i] != want[i])
-                    QFAIL(qPrintable(QString("trial %1 (K %2 pad %3, %4x%5x%6x%7, tile_m %8 tile_k "
-                                             "%9 tile_n %10): dW element %11 is %12, want %13")
-                                         .arg(trial)
-                                         .arg(v.K)
-                                         .arg(v.pad)
-                                         .arg(v.N)
-                                         .arg(v.H)
-                                         .arg(v.W)
-                                         .arg(v.C)
-                                         .arg(k.tile_m)
-                                         .arg(k.tile_k)
-                                         .arg(k.tile_n)
-                                         .arg(i)
-                                         .arg(got[i])
-                                         .arg(want[i])));
         }
         QVERIFY2(checked >= 30, "too few problems had an output");
     }

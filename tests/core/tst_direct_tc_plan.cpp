@@ -6,12 +6,15 @@
 #include "codegen/kernel_source.h"
 #include "codegen/launch_sequence.h"
 #include "config/kernel_name.h"
+#include "depthwise_problem.h"
+#include "refusals.h"
 #include "rule_messages.h"
 
 #include <QRandomGenerator>
 #include <QtTest>
 
 using namespace gconv;
+using test::depthwise;
 using test::joined;
 using test::rules_of;
 
@@ -28,13 +31,6 @@ KernelConfig tc(Variant v = Variant::Forward) {
     c.tile_n = 16, c.tile_k = 1, c.tile_m = 1024;
     c.vector_size_a = c.vector_size_b = c.vector_size_c = 8;
     return c;
-}
-
-Problem depthwise(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t pad) {
-    Problem p;
-    p.N = n, p.C = c, p.K = c, p.G = c, p.Hi = h, p.Wi = w, p.Y = f, p.X = f;
-    p.pad_h = p.pad_w = pad;
-    return p;
 }
 
 } // namespace
@@ -116,39 +112,23 @@ private slots:
             QCOMPARE(direct_entry_name(tc(), p), direct_filter_entry_name(f, 2));
             QCOMPARE(plan_sequence(tc(), p).steps.back().kernel.entry,
                      direct_filter_entry_name(f, 2));
-            for (Variant v : {Variant::BwdData, Variant::BwdWeight}) {
-                const SupportCheck b = is_supported(tc(v), p);
-                QVERIFY(!b.ok);
-                QVERIFY2(b.reason.find("stride") != std::string::npos, b.reason.c_str());
-            }
+            for (Variant v : {Variant::BwdData, Variant::BwdWeight})
+                test::expect_refused(tc(v), p, "stride");
         }
-        struct Case {
-            const char* needle;
-            std::function<void(Problem&)> change;
-        };
-        const std::vector<Case> refused = {
-            {"stride", [](Problem& p) { p.stride_h = p.stride_w = 3; }},
-            {"stride", [](Problem& p) { p.stride_w = 2; }},
-            {"dilation",
-             [](Problem& p) { p.dilation_h = p.dilation_w = 2, p.pad_h = p.pad_w = 2; }},
-            {"filter", [](Problem& p) { p.X = 1, p.pad_w = 0; }},
-            {"filter", [](Problem& p) { p.Y = p.X = 9, p.pad_h = p.pad_w = 4; }},
-            {"C/G", [](Problem& p) { p.G = 32; }},
-            {"C = 20", [](Problem& p) { p.C = p.K = p.G = 20; }},
-        };
-        for (const Case& k : refused) {
-            Problem p = depthwise(2, 64, 14, 14, 3, 1);
-            k.change(p);
-            const SupportCheck s = is_supported(tc(), p);
-            QVERIFY2(!s.ok, k.needle);
-            QVERIFY2(s.reason.find(k.needle) != std::string::npos, s.reason.c_str());
-        }
+        test::expect_refusals(
+            tc(), depthwise(2, 64, 14, 14, 3, 1),
+            {{"stride", [](Problem& p) { p.stride_h = p.stride_w = 3; }},
+             {"stride", [](Problem& p) { p.stride_w = 2; }},
+             {"dilation",
+              [](Problem& p) { p.dilation_h = p.dilation_w = 2, p.pad_h = p.pad_w = 2; }},
+             {"filter", [](Problem& p) { p.X = 1, p.pad_w = 0; }},
+             {"filter", [](Problem& p) { p.Y = p.X = 9, p.pad_h = p.pad_w = 4; }},
+             {"C/G", [](Problem& p) { p.G = 32; }},
+             {"C = 20", [](Problem& p) { p.C = p.K = p.G = 20; }}});
         // 64 channels x 4 row blocks: 64 planes of 70 x 72 elements are over the limit.
         KernelConfig big = tc();
         big.tile_n = 64, big.tile_k = 4, big.tile_m = 64 * 64;
-        const SupportCheck s = is_supported(big, depthwise(1, 64, 128, 128, 7, 3));
-        QVERIFY(!s.ok);
-        QVERIFY2(s.reason.find("shared memory") != std::string::npos, s.reason.c_str());
+        test::expect_refused(big, depthwise(1, 64, 128, 128, 7, 3), "shared memory");
     }
 
     // convnext_dw96_7x7 (32 x 96 x 56 x 56, 7x7 pad 3): 56 columns round up to 64 (one column
@@ -213,9 +193,7 @@ private slots:
         QCOMPARE(plan_launch(k, p).shared_bytes, std::size_t{70272 + 1568});
         QCOMPARE(plan_launch(k, p).grid_x, 32u * 4 * 12);
         // 16 channels need 143680 bytes: over the limit, refused with the reason.
-        const SupportCheck wide = is_supported(tc(Variant::BwdWeight), p);
-        QVERIFY(!wide.ok);
-        QVERIFY2(wide.reason.find("shared memory") != std::string::npos, wide.reason.c_str());
+        test::expect_refused(tc(Variant::BwdWeight), p, "shared memory");
         const LaunchSequence seq = plan_sequence(k, p);
         QCOMPARE(seq.workspace_bytes, std::size_t(96 * 49 * 4));
         QCOMPARE(seq.steps.size(), std::size_t{3});
