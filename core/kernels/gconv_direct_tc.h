@@ -318,12 +318,12 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
             u32* at = reinterpret_cast<u32*>(row0 + x);
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
-                const u32 lo = v[0].v[j / 2], hi = v[1].v[j / 2];
-                at[j * i_plane / 2] = mma::prmt(lo, hi, (j & 1) ? 0x7632u : 0x5410u);
+                const u32 left = v[0].v[j / 2], right = v[1].v[j / 2]; // columns x, x + 1
+                at[j * i_plane / 2] = mma::prmt(left, right, (j & 1) ? 0x7632u : 0x5410u);
                 // copy 1: element x - 1 is column x, element x is column x + 1
                 u16* c1 = row0 + j * i_plane + g.row_stride + x;
-                if (x > 0) c1[-1] = static_cast<u16>((j & 1) ? lo >> 16 : lo);
-                c1[0] = static_cast<u16>((j & 1) ? hi >> 16 : hi);
+                if (x > 0) c1[-1] = static_cast<u16>((j & 1) ? left >> 16 : left);
+                c1[0] = static_cast<u16>((j & 1) ? right >> 16 : right);
             }
             // The last element of copy 1 would be column row_stride: zero.
             if (x + 2 == g.row_stride)
