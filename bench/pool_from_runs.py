@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""A shipped pool out of an exploration pool's runs: for every problem of the gconv-bench CSVs the
+best verified latency, then every kernel within --within percent of it on at least one problem is
+kept; the output is the --base trait config with its tile records (tile, wave layout, warp tile)
+and block_per_cu values cut down to those of the kept kernels. Every other axis stays as --base
+has it, so this suits pools that vary only those (the cartesian product may also bring back a
+few combinations that were not kept; their count is printed). Per problem it prints the best
+kernel and how many are kept.
+
+usage: bench/pool_from_runs.py --base EXPLORE.json [--within 3] [--match RE]
+                               [--description TEXT] -o OUT.json RUN.csv [RUN.csv ...]
+exit status: 0 written, 1 bad input (no verified cell, a kernel name it cannot read), 2 usage.
+"""
+import argparse
+import csv
+import json
+import re
+import sys
+
+# <variant>_<dtype>_<n>d_<m>x<n>x<k>_<pipeline>_<scheduler>_w<wave>_wt<warp tile>_v<vectors>[_...]
+NAME = re.compile(r"_(\d+)d_(\d+)x(\d+)x(\d+)_[a-z0-9_]+?_(?:intrawave|interwave)"
+                  r"_w(\d+)x(\d+)x(\d+)_wt(\d+)x(\d+)x(\d+)_v\d+x\d+x\d+(.*)$")
+
+
+def kernel_traits(name):
+    m = NAME.search(name)
+    if not m:
+        raise ValueError(f"cannot read the tile of kernel name '{name}'")
+    g = [int(x) for x in m.groups()[:10]]
+    bpc = re.search(r"_bpc(\d+)", m.group(11))
+    tile = {"m": g[1], "n": g[2], "k": g[3], "wave": g[4:7], "warp_tile": g[7:10]}
+    return tile, int(bpc.group(1)) if bpc else 1
+
+
+def verified_cells(paths, match):
+    pattern = re.compile(match) if match else None
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("status") != "ok" or row.get("verified") not in ("1", "true", "True"):
+                    continue
+                if pattern and not pattern.search(row["kernel"]):
+                    continue
+                try:
+                    ms = float(row["latency_ms"])
+                except (KeyError, ValueError):
+                    continue
+                yield row.get("problem_key") or row.get("layer"), row["kernel"], ms
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", required=True, help="the exploration pool's trait config")
+    ap.add_argument("--within", type=float, default=3.0, help="percent over the best kept")
+    ap.add_argument("--match", help="only kernels whose names match this regular expression")
+    ap.add_argument("--description", help="the output config's description")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("runs", nargs="+")
+    args = ap.parse_args()
+
+    best, cells = {}, []
+    for problem, kernel, ms in verified_cells(args.runs, args.match):
+        cells.append((problem, kernel, ms))
+        if problem not in best or ms < best[problem][1]:
+            best[problem] = (kernel, ms)
+    if not best:
+        print("pool_from_runs.py: no verified cell in the runs", file=sys.stderr)
+        return 1
+    kept = {}
+    for problem, kernel, ms in cells:
+        if ms <= best[problem][1] * (1 + args.within / 100):
+            kept.setdefault(kernel, set()).add(problem)
+    for problem in sorted(best):
+        near = sum(1 for k in kept if problem in kept[k])
+        print(f"{problem}: best {best[problem][0]} {best[problem][1]:.4f} ms, {near} within "
+              f"{args.within:g}%")
+
+    try:
+        traits = {k: kernel_traits(k) for k in kept}
+    except ValueError as e:
+        print(f"pool_from_runs.py: {e}", file=sys.stderr)
+        return 1
+    tiles, bpcs = [], set()
+    for tile, bpc in traits.values():
+        if tile not in tiles:
+            tiles.append(tile)
+        bpcs.add(bpc)
+    tiles.sort(key=lambda t: (t["m"], t["n"], t["k"], t["wave"], t["warp_tile"]))
+    with open(args.base) as f:
+        config = json.load(f)
+    tc = config["trait_config"]
+    # The tile records carry the wave layout and warp tile: keys that set them apart go.
+    for key in ("tile_m", "tile_n", "tile_k", "wave_layout", "wave_m", "wave_n", "wave_k",
+                "warp_tile", "warp_tile_m", "warp_tile_n", "warp_tile_k"):
+        tc.pop(key, None)
+    tc["tile"] = {"values": tiles}
+    tc["block_per_cu"] = {"values": sorted(bpcs)}
+    if args.description:
+        config["description"] = args.description
+    with open(args.output, "w") as f:
+        json.dump(config, f, indent=2)
+        f.write("\n")
+    combos = len(tiles) * len(bpcs)
+    print(f"{len(kept)} kernels kept: {len(tiles)} tiles x {len(bpcs)} block_per_cu = {combos} "
+          f"configurations before the rules -> {args.output}")
+    extra = combos - len(kept)
+    if extra > 0:
+        print(f"  ({extra} combinations of a kept tile with another kept block_per_cu were not "
+              f"kept themselves)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""bench/pool_from_runs.py on generated runs: it keeps exactly the kernels within --within percent
+of each problem's best verified latency (failed and unverified cells never count), writes their
+tiles and block_per_cu values into the base config, and refuses runs without a verified cell."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE = os.environ.get("GCONV_SOURCE_DIR",
+                        os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+SCRIPT = os.path.join(SOURCE, "bench", "pool_from_runs.py")
+
+
+def name(m, n, k, wave, bpc=1):
+    suffix = f"_bpc{bpc}" if bpc > 1 else ""
+    return (f"grouped_conv_forward_bf16_2d_{m}x{n}x{k}_direct_intrawave_w{wave}x1x1_wt16x8x16"
+            f"_v8x8x8{suffix}")
+
+
+class PoolFromRuns(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.base = os.path.join(self.tmp.name, "base.json")
+        with open(self.base, "w") as f:
+            json.dump({"variant": "forward", "trait_config": {
+                "pipeline": {"values": ["direct"]},
+                "tile": {"values": [{"m": 1024, "n": 16, "k": 1, "wave": [4, 1, 1],
+                                     "warp_tile": [16, 8, 16]}]},
+                "block_per_cu": {"values": [1, 2]}}}, f)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_script(self, rows, *extra):
+        runs = os.path.join(self.tmp.name, "runs.csv")
+        with open(runs, "w", newline="") as f:
+            w = csv.DictWriter(f, ["kernel", "problem_key", "latency_ms", "status", "verified"])
+            w.writeheader()
+            for r in rows:
+                w.writerow(dict(zip(["kernel", "problem_key", "latency_ms", "status", "verified"],
+                                    r)))
+        out = os.path.join(self.tmp.name, "out.json")
+        p = subprocess.run([sys.executable, SCRIPT, "--base", self.base, "-o", out] + list(extra)
+                           + [runs], capture_output=True, text=True)
+        return p, out
+
+    def test_keeps_the_kernels_near_each_problems_best(self):
+        a, b, c, d = (name(1024, 16, 1, 4), name(512, 8, 1, 2, bpc=2), name(256, 32, 1, 8),
+                      name(2048, 8, 2, 4))
+        rows = [
+            (a, "p1", "1.00", "ok", "true"),
+            (b, "p1", "1.02", "ok", "true"),   # within 3 %
+            (c, "p1", "1.10", "ok", "true"),   # not within 3 % of p1, nor best elsewhere
+            (c, "p2", "2.50", "ok", "true"),
+            (d, "p2", "2.00", "ok", "true"),   # p2's best
+            (c, "p3", "0.10", "fail", "false"),  # a failed cell never counts
+            (a, "p3", "0.90", "ok", "true"),
+        ]
+        p, out = self.run_script(rows, "--within", "3")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        config = json.load(open(out))["trait_config"]
+        tiles = {(t["m"], t["n"], t["k"], t["wave"][0]) for t in config["tile"]["values"]}
+        self.assertEqual(tiles, {(1024, 16, 1, 4), (512, 8, 1, 2), (2048, 8, 2, 4)})
+        self.assertEqual(config["block_per_cu"]["values"], [1, 2])
+        self.assertIn("p2: best " + d, p.stdout)
+        self.assertEqual(json.load(open(out))["trait_config"]["pipeline"], {"values": ["direct"]})
+
+    def test_a_wider_margin_keeps_more(self):
+        a, c = name(1024, 16, 1, 4), name(256, 32, 1, 8)
+        rows = [(a, "p1", "1.00", "ok", "true"), (c, "p1", "1.10", "ok", "true")]
+        p, out = self.run_script(rows, "--within", "15")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(json.load(open(out))["trait_config"]["tile"]["values"]), 2)
+
+    def test_runs_without_a_verified_cell_are_refused(self):
+        p, out = self.run_script([(name(1024, 16, 1, 4), "p1", "1.0", "ok", "false")])
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("no verified cell", p.stderr)
+        self.assertFalse(os.path.exists(out))
+
+
+if __name__ == "__main__":
+    unittest.main()
