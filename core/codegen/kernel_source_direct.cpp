@@ -72,14 +72,17 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
     // One entry per specialised filter size besides the generic one, so each gets its own
     // register allocation; the launch plan picks by problem (direct_entry_name).
     for (int k : k_direct_filters) {
-        // The tensor-core forward module also holds the stride-2 entries.
-        if (tc && c.variant == Variant::Forward) {
+        // The tensor-core forward and bwd_data modules also hold the stride-2 entries.
+        if (tc && c.variant != Variant::BwdWeight) {
             const std::string name = direct_filter_entry_name(k, 2);
+            const bool fwd = c.variant == Variant::Forward;
             if (entries.holds(name))
                 s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
                   << ", " << c.block_per_cu << ")\n"
-                  << name << "(gconv::ConvParams p) {\n    gconv::direct::tc_forward<GconvConfig, "
-                  << k << ", 2>(p);\n}\n";
+                  << name << "(gconv::ConvParams p" << (fwd ? "" : ", void* workspace") << ") {\n"
+                  << (fwd ? "" : "    (void)workspace;\n")
+                  << "    gconv::direct::" << (fwd ? "tc_forward" : "tc_bwd_data")
+                  << "<GconvConfig, " << k << ", 2>(p);\n}\n";
         }
         const std::string name = direct_filter_entry_name(k);
         if (!entries.holds(name)) continue;

@@ -48,10 +48,10 @@ bool direct_weight_strip_fits(const KernelConfig& c, int filter) {
 int direct_filter(const KernelConfig& c, const Problem& p) {
     if (p.c_per_group() != 1 || p.k_per_group() != 1) return 0;
     if (p.X != p.Y || p.dilation_h != 1 || p.dilation_w != 1) return 0;
-    // The tensor-core forward entries take stride 1 or 2 along both (stride 2 as row and column
-    // phases); every other K x K entry stride 1.
-    const bool tc_forward = is_direct_tc(c) && c.variant == Variant::Forward;
-    if (p.stride_h != p.stride_w || p.stride_w > (tc_forward ? 2 : 1)) return 0;
+    // The tensor-core forward and bwd_data entries take stride 1 or 2 along both (their `_s2`
+    // entries); every other K x K entry stride 1.
+    const bool tc_strided = is_direct_tc(c) && c.variant != Variant::BwdWeight;
+    if (p.stride_h != p.stride_w || p.stride_w > (tc_strided ? 2 : 1)) return 0;
     // bwd_data turns into a forward walk over dOut only with stride 1 along D as well.
     if (c.variant == Variant::BwdData && p.stride_d != 1) return 0;
     for (int k : k_direct_filters)
@@ -108,6 +108,9 @@ bool is_direct_tc(const KernelConfig& c) {
 
 DirectTcGeometry direct_tc_geometry(const KernelConfig& c, const Problem& p) {
     const bool bwd = c.variant == Variant::BwdData;
+    if (bwd && p.stride_w == 2) // the four phases over a grid of ceil(H / 2) x ceil(W / 2)
+        return direct_tc::data_s2_geometry<int64_t>(c.tile_m, c.tile_k, p.Y, p.pad_h, p.N, p.Hi,
+                                                    p.Wi);
     const int64_t stride_h = c.variant == Variant::Forward ? p.stride_h : 1;
     return direct_tc::geometry<int64_t>(c.tile_m, c.tile_k, p.Y, stride_h, p.N, bwd ? p.Hi : p.Ho(),
                                         bwd ? p.Wi : p.Wo());
@@ -130,6 +133,10 @@ std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p, int war
             return static_cast<std::size_t>(
                 c.tile_n * ((g.rows + 1) * g.row_stride + g.in_rows * 2 * g.row_stride) * elem +
                 int64_t{c.tile_n} * p.Y * p.X * 4);
+        if (c.variant == Variant::BwdData && p.stride_w == 2) // one plane, four phases' rows
+            return static_cast<std::size_t>(c.tile_n *
+                                            (g.plane_rows * g.row_stride * elem +
+                                             int64_t{4} * ((p.Y + 1) / 2) * direct_tc::kBRowBytes));
         // forward / bwd_data: a plane and the filter rows per (channel, column phase)
         const int64_t phases = c.variant == Variant::Forward ? p.stride_w : 1;
         return static_cast<std::size_t>(
@@ -225,7 +232,8 @@ SupportCheck check_direct_tc(const KernelConfig& c, const Problem& p, int warp_s
 
     if (direct_filter(c, p) == 0)
         r.fail("warp tile 16x8x16: the tensor-core entries run depthwise 3x3, 5x5 and 7x7 filters "
-               "with dilation 1 and stride 1 (forward: 1 or 2) along H and W (this problem: C/G ",
+               "with dilation 1 and stride 1 (forward, bwd_data: 1 or 2) along H and W (this "
+               "problem: C/G ",
                p.c_per_group(), ", K/G ", p.k_per_group(), ", filter ", p.Y, "x", p.X, ", stride ",
                p.stride_h, "x", p.stride_w, ", dilation ", p.dilation_h, "x", p.dilation_w, ")");
     else if (p.C % 8 != 0)

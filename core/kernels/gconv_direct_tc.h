@@ -56,10 +56,115 @@ template <class Cfg> struct TcShape {
                   "tile_m / (16 x tile_k) is the widest tile: a multiple of 16 up to 64");
 };
 
+// Copies source rows into the channel planes, transposed: element m of column phase f of staged
+// row q is source pixel (hi0 + q, wi0 + P m + f) of image n; row q lands at row (q % SH) x
+// phase_rows + q / SH (row phases, gconv_direct_tc_layout.h). Pairs (m, m + 1) of one 8-channel
+// vector become eight 32-bit words, one per channel plane. Elements at or past `used` meet only
+// zeros of T_r; they are zero-filled so that an Inf or NaN there cannot leak. A thread copies two
+// units per step, so four 16-byte loads are in flight before it stores.
+template <class S, int SH, int P>
+GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, int n, int hi0,
+                               int wi0, int ch0, const direct_tc::Geometry<int>& g, int used,
+                               u16* planes, int plane) {
+    typedef typename S::T T;
+    const int tid = static_cast<int>(threadIdx.x);
+    const int pairs = g.row_stride / 2;
+    const int units = g.in_rows * P * pairs * S::OCT;
+    struct Unit {
+        Raw<16> v[2];
+        u32* at;
+    };
+    auto load = [&](int u, Unit& t) {
+        const int o = u % S::OCT;
+        int px = u / S::OCT;
+        const int x = 2 * (px % pairs);
+        px /= pairs;
+        const int f = px % P, q = px / P;
+        const int hi = hi0 + q, c = ch0 + o * 8;
+        const bool row_ok = u < units && inside(hi, sH) && c < C;
+        const T* from = src + ((n * sH + hi) * sW + wi0 + P * x + f) * C + c;
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            const bool ok = row_ok && inside(wi0 + P * (x + i) + f, sW) && x + i < used;
+            t.v[i] = ok ? *reinterpret_cast<const Raw<16>*>(from + i * P * C) : Raw<16>::zero();
+        }
+        const int row = (q % SH) * g.phase_rows + q / SH;
+        t.at = reinterpret_cast<u32*>(planes + (o * 8 * P + f) * plane + row * g.row_stride + x);
+    };
+    auto store = [&](const Unit& t) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+            t.at[j * P * plane / 2] =
+                mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
+    };
+#pragma unroll 1
+    for (int u = tid; u < units; u += 2 * S::THREADS) {
+        Unit a, b;
+        load(u, a);
+        load(u + S::THREADS, b);
+        store(a);
+        if (u + S::THREADS < units) store(b);
+    }
+}
+
+// The MMAs of one item for its 8 channels: filter rows r < rows (of at most ROWS), A of channel
+// c at a0 + c x a_channel + row_bytes(r) (ldmatrix rows from the lane's address), B (T_r) at
+// b0 + c x b_channel + r x one staged filter row.
+template <class S, int ROWS, class RowBytes>
+GCONV_DEVICE void item_mmas(float (&acc)[8][2][4], u32 a0, u32 a_channel, u32 b0, u32 b_channel,
+                            int rows, RowBytes row_bytes) {
+#pragma unroll
+    for (int c = 0; c < 8; ++c) {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            if (r >= rows) continue;
+            const u32 a_at = a0 + c * a_channel + row_bytes(r);
+            u32 a[4], e[2];
+            mma::ldsm_x4(a, a_at);
+            mma::ldsm_x2_at<32>(e, a_at);
+            const u32 b_at = b0 + c * b_channel + static_cast<u32>(r * direct_tc::kBRowBytes);
+            const u32 b[2] = {mma::lds_u32<0>(b_at), mma::lds_u32<16>(b_at)};
+            const u32 a1[4] = {a[2], a[3], e[0], e[1]};
+            arch::mma_16816<S::IS_HALF>(acc[c][0], a, b);
+            arch::mma_16816<S::IS_HALF>(acc[c][1], a1, b);
+        }
+    }
+}
+
+template <class S> GCONV_DEVICE void zero(float (&acc)[8][2][4]) {
+#pragma unroll
+    for (int c = 0; c < 8; ++c)
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) acc[c][j][q] = 0.0f;
+}
+
+// Lane (g, t) holds item rows g and g + 8, columns 2t and 2t + 1 of each column tile, for the
+// 8 channels from c on: one 16-byte store per pixel; pixel(row, col) is the destination pixel
+// index or -1 where there is none.
+template <class S, class Pixel>
+GCONV_DEVICE void store_item(const float (&acc)[8][2][4], typename S::T* dst, int C, int c,
+                             Pixel pixel) {
+    const int lane = static_cast<int>(threadIdx.x) % GCONV_WARP_SIZE;
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            const int at = pixel(lane / 4 + (q >> 1) * 8, j * 8 + 2 * (lane % 4) + (q & 1));
+            if (at < 0) continue;
+            Raw<16> out;
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                out.v[k] = mma::pack2<S::IS_HALF>(acc[2 * k][j][q], acc[2 * k + 1][j][q]);
+            *reinterpret_cast<Raw<16>*>(dst + at * C + c) = out;
+        }
+}
+
+// Forward (stride 1 or 2 along H and W) and bwd_data with stride 1.
 template <class Cfg, int KS, bool BWD, int STRIDE = 1>
 GCONV_DEVICE void tc_rows(const ConvParams& p) {
     typedef TcShape<Cfg> S;
-    typedef typename S::T T;
     const int sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
     const int dH = BWD ? p.Hi : p.Ho, dW = BWD ? p.Wi : p.Wo;
     const int pad_h = BWD ? KS - 1 - p.pad_h : p.pad_h;
@@ -69,8 +174,6 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
     // Toeplitz product of its own filter taps.
     static_assert(STRIDE == 1 || (STRIDE == 2 && !BWD), "forward strides 1 and 2");
     constexpr int SH = STRIDE, P = STRIDE;
-    const T* src = static_cast<const T*>(BWD ? p.out : p.in);
-    T* dst = static_cast<T*>(BWD ? const_cast<void*>(p.in) : p.out);
     const u16* wei = static_cast<const u16*>(p.wei);
 
     const direct_tc::Geometry<int> g =
@@ -81,64 +184,17 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
     const int ct = tile % g.col_tiles;
     const int rest = tile / g.col_tiles;
     const int h0 = (rest % g.bands) * S::TH;
-    const int plane = g.plane_rows * g.row_stride; // one (channel, column phase) plane
     const int n = rest / g.bands;
     const int w0 = ct * g.cols;
+    const int plane = g.plane_rows * g.row_stride; // one (channel, column phase) plane
 
-    // Planes [channel][phase], then the filter rows [channel][phase][filter row].
+    // Planes [channel][column phase], then the filter rows [channel][phase][filter row].
     u16* planes = reinterpret_cast<u16*>(gconv_dynamic_smem);
     u16* brows = planes + S::TN * P * plane;
     const int tid = static_cast<int>(threadIdx.x);
-
-    // Source rows, transposed: element m of phase f of a staged row is source column
-    // w0 x P - pad + P m + f; pairs (m, m + 1) of one 8-channel vector become eight 32-bit words,
-    // one per channel plane. Elements past the last one a tap reads meet only zeros of T_r; they
-    // are zero-filled so that an Inf or NaN there cannot leak.
-    // A thread copies two units per step, so four 16-byte loads are in flight before it stores.
-    {
-        const int pairs = g.row_stride / 2;
-        const int units = g.in_rows * P * pairs * S::OCT;
-        const int hi0 = h0 * SH - pad_h, wi0 = w0 * P - pad_w;
-        const int used = g.cols + (KS - 1) / P;
-        struct Unit {
-            Raw<16> v[2];
-            u32* at;
-        };
-        auto load = [&](int u, Unit& t) {
-            const int o = u % S::OCT;
-            int px = u / S::OCT;
-            const int x = 2 * (px % pairs);
-            px /= pairs;
-            const int f = px % P, q = px / P;
-            const int hi = hi0 + q, c = ch0 + o * 8;
-            const bool row_ok = u < units && inside(hi, sH) && c < p.C;
-            const T* from = src + ((n * sH + hi) * sW + wi0 + P * x + f) * p.C + c;
-#pragma unroll
-            for (int i = 0; i < 2; ++i) {
-                const bool ok = row_ok && inside(wi0 + P * (x + i) + f, sW) && x + i < used;
-                t.v[i] =
-                    ok ? *reinterpret_cast<const Raw<16>*>(from + i * P * p.C) : Raw<16>::zero();
-            }
-            const int row = (q % SH) * g.phase_rows + q / SH; // row phases (layout header)
-            t.at =
-                reinterpret_cast<u32*>(planes + (o * 8 * P + f) * plane + row * g.row_stride + x);
-        };
-        auto store = [&](const Unit& t) {
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-                t.at[j * P * plane / 2] =
-                    mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
-        };
-#pragma unroll 1
-        for (int u = tid; u < units; u += 2 * S::THREADS) {
-            Unit a, b;
-            load(u, a);
-            load(u + S::THREADS, b);
-            store(a);
-            if (u + S::THREADS < units) store(b);
-        }
-    }
-    // Filter rows: [channel][phase][filter row][two copies] (gconv_direct_tc_layout.h).
+    stage_source<S, SH, P>(static_cast<const typename S::T*>(BWD ? p.out : p.in), sH, sW, p.C, n,
+                           h0 * SH - pad_h, w0 * P - pad_w, ch0, g, g.cols + (KS - 1) / P, planes,
+                           plane);
     {
         constexpr int ROW = 2 * direct_tc::kBRow;
         const int per_channel = P * KS * ROW;
@@ -160,15 +216,18 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
     arch::barrier();
 
     const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
-    const int gq = lane / 4, tq = lane % 4;
     const u32 b_lane = static_cast<u32>(direct_tc::b_lane_bytes(lane));
     // Output row y reads source row y x SH + r: row r / SH + y of row phase r % SH, so the
     // rows of one ldmatrix are consecutive staged rows.
     const u32 a_lane = static_cast<u32>(direct_tc::a_lane_bytes(lane, g.row_stride));
     const u32 planes_addr = arch::shared_address(planes);
     const u32 b_addr = arch::shared_address(brows);
-    const int row_blocks = S::TH / 16, col_pairs = g.cols / 16;
-    const int items = row_blocks * col_pairs * S::OCT;
+    const int col_pairs = g.cols / 16;
+    const int items = S::TH / 16 * col_pairs * S::OCT;
+    typename S::T* dst = static_cast<typename S::T*>(BWD ? const_cast<void*>(p.in) : p.out);
+    auto row_bytes = [&](int r) {
+        return static_cast<u32>(((r % SH) * g.phase_rows + r / SH) * g.row_stride * 2);
+    };
 
 #pragma unroll 1
     for (int item = warp; item < items; item += S::WARPS) {
@@ -176,58 +235,120 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
         const int cp = (item / S::OCT) % col_pairs;
         const int rb = item / (S::OCT * col_pairs);
         float acc[8][2][4];
-#pragma unroll
-        for (int c = 0; c < 8; ++c)
-#pragma unroll
-            for (int j = 0; j < 2; ++j)
-#pragma unroll
-                for (int q = 0; q < 4; ++q) acc[c][j][q] = 0.0f;
-                    // One column phase at a time: unrolled, the two phases' operands in flight take
-                    // ~190 registers.
+        zero<S>(acc);
+        // One column phase at a time: unrolled, the two phases' operands in flight take ~190
+        // registers.
 #pragma unroll 1
-        for (int f = 0; f < P; ++f) {
-            const u32 item_a =
-                planes_addr +
-                static_cast<u32>(((o * 8 * P + f) * plane + rb * 16 * g.row_stride + cp * 16) * 2) +
-                a_lane;
-            const u32 item_b =
-                b_addr + static_cast<u32>((o * 8 * P + f) * KS * direct_tc::kBRowBytes) + b_lane;
-#pragma unroll
-            for (int c = 0; c < 8; ++c) {
-#pragma unroll
-                for (int r = 0; r < KS; ++r) {
-                    const int row = (r % SH) * g.phase_rows + r / SH;
-                    const u32 a_at =
-                        item_a + static_cast<u32>((c * P * plane + row * g.row_stride) * 2);
-                    u32 a[4], e[2];
-                    mma::ldsm_x4(a, a_at);
-                    mma::ldsm_x2_at<32>(e, a_at);
-                    const u32 b_at =
-                        item_b + static_cast<u32>((c * P * KS + r) * direct_tc::kBRowBytes);
-                    const u32 b[2] = {mma::lds_u32<0>(b_at), mma::lds_u32<16>(b_at)};
-                    const u32 a1[4] = {a[2], a[3], e[0], e[1]};
-                    arch::mma_16816<S::IS_HALF>(acc[c][0], a, b);
-                    arch::mma_16816<S::IS_HALF>(acc[c][1], a1, b);
-                }
+        for (int f = 0; f < P; ++f)
+            item_mmas<S, KS>(
+                acc,
+                planes_addr + a_lane +
+                    static_cast<u32>(((o * 8 * P + f) * plane + rb * 16 * g.row_stride + cp * 16) *
+                                     2),
+                static_cast<u32>(P * plane * 2),
+                b_addr + b_lane + static_cast<u32>((o * 8 * P + f) * KS * direct_tc::kBRowBytes),
+                static_cast<u32>(P * KS * direct_tc::kBRowBytes), KS, row_bytes);
+        if (ch0 + o * 8 >= p.C) continue;
+        const int y0 = h0 + rb * 16, x0 = w0 + cp * 16;
+        store_item<S>(acc, dst, p.C, ch0 + o * 8, [&](int row, int col) {
+            const int y = y0 + row, x = x0 + col;
+            return y < dH && x < dW ? (n * dH + y) * dW + x : -1;
+        });
+    }
+}
+
+// bwd_data with stride 2 along H and W (`gconv_direct_k<K>_s2`): destination pixel (2a + py,
+// 2b + px) of phase (py, px) is a forward convolution over dOut with that phase's taps
+// (gconv_direct_tc_layout.h data_s2_axis: at most (K + 1) / 2 per axis). A block tile covers
+// TH x TW positions (a, b) of all four phases: it stages dOut once (TH + span rows, zeros outside
+// the image) and runs the four phases over it, each with its own filter rows (the column offset
+// of a phase is folded into its Toeplitz rows, so every A read stays 16-byte aligned).
+template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
+    typedef TcShape<Cfg> S;
+    constexpr int EM = (KS + 1) / 2; // most taps of a phase along an axis
+    const direct_tc::DataS2Axis ay = direct_tc::data_s2_axis(KS, p.pad_h);
+    const direct_tc::DataS2Axis ax = direct_tc::data_s2_axis(KS, p.pad_w);
+    const u16* wei = static_cast<const u16*>(p.wei);
+    // Per-phase values by selection: indexed at run time the axes' arrays would live in local
+    // memory.
+    auto pick = [](const int(&v)[2], int phase) { return phase ? v[1] : v[0]; };
+
+    const direct_tc::Geometry<int> g =
+        direct_tc::data_s2_geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, p.pad_h, p.N, p.Hi, p.Wi);
+    const int tile = pixel_block<S>(p);
+    if (tile >= g.tiles) return;
+    const int ch0 = channel_block<S>(p) * S::TN;
+    const int ct = tile % g.col_tiles;
+    const int rest = tile / g.col_tiles;
+    const int h0 = (rest % g.bands) * S::TH;
+    const int n = rest / g.bands;
+    const int w0 = ct * g.cols;
+    const int plane = g.plane_rows * g.row_stride;
+
+    // Planes [channel], then the filter rows [channel][phase py * 2 + px][tap row e' < EM].
+    u16* planes = reinterpret_cast<u16*>(gconv_dynamic_smem);
+    u16* brows = planes + S::TN * plane;
+    const int tid = static_cast<int>(threadIdx.x);
+    stage_source<S, 1, 1>(static_cast<const typename S::T*>(p.out), p.Ho, p.Wo, p.C, n,
+                          h0 - ay.lead, w0 - ax.lead, ch0, g, g.cols + ax.span, planes, plane);
+    {
+        constexpr int ROW = 2 * direct_tc::kBRow, PER_CHANNEL = 4 * EM * ROW;
+        for (int e = tid; e < S::TN * PER_CHANNEL; e += S::THREADS) {
+            const int cl = e / PER_CHANNEL;
+            const int rem = e - cl * PER_CHANNEL;
+            const int ph = rem / (EM * ROW), py = ph >> 1, px = ph & 1;
+            const int ey = rem / ROW % EM;
+            const int ex = direct_tc::b_row_offset(rem % ROW) - pick(ax.offset, px);
+            const int ty = pick(ay.taps, py), tx = pick(ax.taps, px);
+            const int ch = ch0 + cl;
+            u16 v = 0;
+            if (ey < ty && ex >= 0 && ex < tx && ch < p.C) {
+                const int r = 2 * (ty - 1 - ey) + pick(ay.rho, py);
+                const int s = 2 * (tx - 1 - ex) + pick(ax.rho, px);
+                v = wei[(ch * KS + r) * KS + s];
             }
+            brows[e] = v;
         }
-        // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each column tile, for
-        // the 8 channels of vector o: one 16-byte store per pixel.
-        const int c = ch0 + o * 8;
-        if (c >= p.C) continue;
-#pragma unroll
-        for (int j = 0; j < 2; ++j)
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                const int y = h0 + rb * 16 + gq + (q >> 1) * 8;
-                const int x = w0 + cp * 16 + j * 8 + 2 * tq + (q & 1);
-                if (y >= dH || x >= dW) continue;
-                Raw<16> out;
-#pragma unroll
-                for (int k = 0; k < 4; ++k)
-                    out.v[k] = mma::pack2<S::IS_HALF>(acc[2 * k][j][q], acc[2 * k + 1][j][q]);
-                *reinterpret_cast<Raw<16>*>(dst + ((n * dH + y) * dW + x) * p.C + c) = out;
-            }
+    }
+    arch::barrier();
+
+    const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
+    const u32 b_lane = static_cast<u32>(direct_tc::b_lane_bytes(lane));
+    const u32 a_lane = static_cast<u32>(direct_tc::a_lane_bytes(lane, g.row_stride));
+    const u32 planes_addr = arch::shared_address(planes);
+    const u32 b_addr = arch::shared_address(brows);
+    const int col_pairs = g.cols / 16;
+    const int items = S::TH / 16 * col_pairs * S::OCT;
+    typename S::T* dst = static_cast<typename S::T*>(const_cast<void*>(p.in));
+    auto row_bytes = [&](int r) { return static_cast<u32>(r * g.row_stride * 2); };
+
+#pragma unroll 1
+    for (int item = warp; item < items; item += S::WARPS) {
+        const int o = item % S::OCT;
+        const int cp = (item / S::OCT) % col_pairs;
+        const int rb = item / (S::OCT * col_pairs);
+        const bool live = ch0 + o * 8 < p.C;
+#pragma unroll 1
+        for (int ph = 0; ph < 4; ++ph) {
+            const int py = ph >> 1, px = ph & 1;
+            float acc[8][2][4];
+            zero<S>(acc);
+            item_mmas<S, EM>(
+                acc,
+                planes_addr + a_lane +
+                    static_cast<u32>(((o * 8) * plane +
+                                      (rb * 16 + pick(ay.offset, py)) * g.row_stride + cp * 16) *
+                                     2),
+                static_cast<u32>(plane * 2),
+                b_addr + b_lane + static_cast<u32>(((o * 8) * 4 + ph) * EM * direct_tc::kBRowBytes),
+                static_cast<u32>(4 * EM * direct_tc::kBRowBytes), pick(ay.taps, py), row_bytes);
+            if (!live) continue;
+            const int a0 = h0 + rb * 16, b0 = w0 + cp * 16;
+            store_item<S>(acc, dst, p.C, ch0 + o * 8, [&](int row, int col) {
+                const int y = 2 * (a0 + row) + py, x = 2 * (b0 + col) + px;
+                return y < p.Hi && x < p.Wi ? (n * p.Hi + y) * p.Wi + x : -1;
+            });
+        }
     }
 }
 
@@ -398,8 +519,11 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
 template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_forward(const ConvParams& p) {
     tc_rows<Cfg, KS, false, STRIDE>(p);
 }
-template <class Cfg, int KS> GCONV_DEVICE void tc_bwd_data(const ConvParams& p) {
-    tc_rows<Cfg, KS, true>(p);
+template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_bwd_data(const ConvParams& p) {
+    if constexpr (STRIDE == 2)
+        tc_data_s2<Cfg, KS>(p);
+    else
+        tc_rows<Cfg, KS, true>(p);
 }
 template <class Cfg, int KS> GCONV_DEVICE void tc_bwd_weight(const ConvParams& p, void* workspace) {
     tc_weight<Cfg, KS>(p, workspace);

@@ -56,14 +56,59 @@ GCONV_HOST_DEVICE Geometry<I> geometry(I tile_m, I tile_k, I taps_y, I stride_h,
     return g;
 }
 
-// The filter tap element i (0 .. 2 kBRow - 1) of a staged filter row holds, or -1 for a zero.
-// With a stride of 2 along W the source columns are staged as two phases (even and odd columns
-// of the tile's window) and each phase has its own filter row: element d (past the lead) of
-// phase `phase` holds tap stride_w x d + phase.
+// The Toeplitz offset k - j that element i (0 .. 2 kBRow - 1) of a staged filter row stands for.
+GCONV_HOST_DEVICE int b_row_offset(int i) {
+    return i % kBRow + i / kBRow - kBRowLead;
+}
+
+// The filter tap element i of a staged filter row holds, or -1 for a zero. With a stride of 2
+// along W the source columns are staged as two phases (even and odd columns of the tile's window)
+// and each phase has its own filter row: offset d of phase `phase` holds tap stride_w x d + phase.
 GCONV_HOST_DEVICE int b_row_tap(int i, int taps, int stride_w = 1, int phase = 0) {
-    const int d = i % kBRow + i / kBRow - kBRowLead;
+    const int d = b_row_offset(i);
     const int s = stride_w * d + phase;
     return d >= 0 && s < taps ? s : -1;
+}
+
+// bwd_data with stride 2 along one axis (K taps, the forward pad): destination index 2a + phase
+// takes taps r = 2e + rho, rho = (phase + pad) % 2, from source index a + delta - e, delta =
+// (phase + pad) / 2. Per phase that is a forward convolution over the source with taps[phase]
+// taps (tap e' is filter tap 2 (taps - 1 - e') + rho) and lead taps - 1 - delta. A block stages
+// source rows from a - max lead on, so phase `phase` reads its tap e' at staged offset
+// offset[phase] + e' (offset = max lead - lead), and span = max(offset + taps) - 1 source rows
+// past the tile's own.
+struct DataS2Axis {
+    int taps[2], rho[2], offset[2];
+    int lead, span;
+};
+GCONV_HOST_DEVICE DataS2Axis data_s2_axis(int K, int pad) {
+    DataS2Axis a;
+    int lead[2];
+    for (int f = 0; f < 2; ++f) {
+        a.rho[f] = (f + pad) % 2;
+        a.taps[f] = (K - a.rho[f] + 1) / 2;
+        lead[f] = a.taps[f] - 1 - (f + pad) / 2;
+    }
+    a.lead = lead[0] > lead[1] ? lead[0] : lead[1];
+    a.span = 0;
+    for (int f = 0; f < 2; ++f) {
+        a.offset[f] = a.lead - lead[f];
+        const int reach = a.offset[f] + a.taps[f] - 1;
+        a.span = reach > a.span ? reach : a.span;
+    }
+    return a;
+}
+
+// The tile geometry of bwd_data with stride 2: tiles over the phase grid (ceil(H / 2) x
+// ceil(W / 2): destination (2a + py, 2b + px) for the four phases), span extra source rows.
+template <class I>
+GCONV_HOST_DEVICE Geometry<I> data_s2_geometry(I tile_m, I tile_k, I taps, I pad_h, I N, I dH,
+                                               I dW) {
+    Geometry<I> g = geometry<I>(tile_m, tile_k, taps, I(1), N, (dH + 1) / 2, (dW + 1) / 2);
+    if (g.cols <= 0) return g;
+    g.in_rows = g.rows + data_s2_axis(int(taps), int(pad_h)).span;
+    g.phase_rows = g.plane_rows = g.in_rows;
+    return g;
 }
 
 // Byte offset in a staged filter row of the word holding lane (g, t)'s B pair {T[2t][g],

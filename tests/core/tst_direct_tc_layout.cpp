@@ -63,15 +63,20 @@ void mma(const std::array<std::array<Pair, 4>, kLanes>& a,
 }
 
 struct Conv {
-    int N, C, H, W, K, pad; // forward source extents (bwd_data: dOut), K x K filter
+    int N, C, H, W, K, pad; // source extents (forward: In, bwd_data: dOut), K x K filter
     bool bwd;
-    int stride = 1; // forward: along H and W
-    int dH() const { return bwd ? H + K - 1 - 2 * pad : (H + 2 * pad - K) / stride + 1; }
-    int dW() const { return bwd ? W + K - 1 - 2 * pad : (W + 2 * pad - K) / stride + 1; }
+    int stride = 1;       // along H and W
+    int dih = 0, diw = 0; // bwd_data with stride 2: dIn's extents (dOut's do not fix them)
+    int dH() const {
+        return !bwd ? (H + 2 * pad - K) / stride + 1 : stride == 1 ? H + K - 1 - 2 * pad : dih;
+    }
+    int dW() const {
+        return !bwd ? (W + 2 * pad - K) / stride + 1 : stride == 1 ? W + K - 1 - 2 * pad : diw;
+    }
 };
 
-// Forward: out[y][x] = sum in[y S - pad + r][x S - pad + s] w[r][s]; bwd_data (stride 1):
-// dIn[y][x] = sum dOut[y + pad - r][x + pad - s] w[r][s].
+// Forward: out[y][x] = sum in[y S - pad + r][x S - pad + s] w[r][s]; bwd_data:
+// dIn[y][x] = sum dOut[(y + pad - r) / S][(x + pad - s) / S] w[r][s] where S divides.
 std::vector<float> reference(const Conv& v, const std::vector<float>& src,
                              const std::vector<float>& w) {
     std::vector<float> dst(size_t(v.N) * v.dH() * v.dW() * v.C, 0.0f);
@@ -82,8 +87,12 @@ std::vector<float> reference(const Conv& v, const std::vector<float>& src,
                     float sum = 0;
                     for (int r = 0; r < v.K; ++r)
                         for (int s = 0; s < v.K; ++s) {
-                            const int sy = v.bwd ? y + v.pad - r : y * v.stride - v.pad + r;
-                            const int sx = v.bwd ? x + v.pad - s : x * v.stride - v.pad + s;
+                            int sy = v.bwd ? y + v.pad - r : y * v.stride - v.pad + r;
+                            int sx = v.bwd ? x + v.pad - s : x * v.stride - v.pad + s;
+                            if (v.bwd) {
+                                if (sy < 0 || sx < 0 || sy % v.stride || sx % v.stride) continue;
+                                sy /= v.stride, sx /= v.stride;
+                            }
                             if (sy < 0 || sy >= v.H || sx < 0 || sx >= v.W) continue;
                             sum += src[((size_t(n) * v.H + sy) * v.W + sx) * v.C + c] *
                                    w[(size_t(c) * v.K + r) * v.K + s];
@@ -97,9 +106,120 @@ struct TcConfig {
     int tile_m, tile_k, tile_n, warps;
 };
 
+using Acc = std::array<std::array<std::array<float, 4>, kLanes>, 16>; // [channel][tile]
+
+// The MMAs of one item (gconv_direct_tc.h item_mmas) on the models: per channel c and filter row
+// r < rows, A rows from a_origin(c, r) (bytes) + the lane's ldmatrix offset, B from
+// b_origin(c, r) + the lane's filter-row word.
+template <class AOrigin, class BOrigin>
+void item_mmas(const Shared& s, int row_stride, int rows, Acc& acc, AOrigin a_origin,
+               BOrigin b_origin) {
+    for (int c = 0; c < 8; ++c)
+        for (int r = 0; r < rows; ++r) {
+            std::array<int, kLanes> a_rows, e_rows;
+            std::array<std::array<Pair, 4>, kLanes> a{}, e{}, a1{};
+            std::array<std::array<Pair, 2>, kLanes> b{};
+            for (int T = 0; T < kLanes; ++T) {
+                a_rows[T] = a_origin(c, r) + direct_tc::a_lane_bytes(T, row_stride);
+                e_rows[T] = a_rows[T] + 32;
+            }
+            ldmatrix(s, a_rows, 4, a);
+            ldmatrix(s, e_rows, 2, e);
+            for (int T = 0; T < kLanes; ++T) {
+                const int word = b_origin(c, r) + direct_tc::b_lane_bytes(T);
+                if (word % 4 != 0) qFatal("lane %d: a misaligned B word", T);
+                for (int h = 0; h < 2; ++h)
+                    b[T][h] = {s.at(word / 2 + 8 * h), s.at(word / 2 + 8 * h + 1)};
+                a1[T] = {a[T][2], a[T][3], e[T][0], e[T][1]};
+            }
+            mma(a, b, acc[c * 2 + 0]);
+            mma(a1, b, acc[c * 2 + 1]);
+        }
+}
+
+// An item's stores: lane (g, t) holds rows g, g + 8 and columns 2t, 2t + 1 of each column tile;
+// pixel(row, col) is the destination pixel or -1.
+template <class Pixel>
+void store_item(const Acc& acc, std::vector<float>& dst, int C, int c0, Pixel pixel) {
+    for (int T = 0; T < kLanes; ++T)
+        for (int j = 0; j < 2; ++j)
+            for (int q = 0; q < 4; ++q) {
+                const int at = pixel(T / 4 + (q >> 1) * 8, j * 8 + 2 * (T % 4) + (q & 1));
+                if (at < 0 || c0 >= C) continue;
+                for (int c = 0; c < 8; ++c) dst[size_t(at) * C + c0 + c] = acc[c * 2 + j][T][q];
+            }
+}
+
+// gconv_direct_tc.h tc_data_s2 (bwd_data, stride 2) over every block, on the models.
+std::vector<float> emulate_data_s2(const Conv& v, const TcConfig& k, const std::vector<float>& src,
+                                   const std::vector<float>& w) {
+    const int KS = v.K, EM = (KS + 1) / 2, Hi = v.dH(), Wi = v.dW();
+    const direct_tc::DataS2Axis ay = direct_tc::data_s2_axis(KS, v.pad);
+    const direct_tc::DataS2Axis ax = direct_tc::data_s2_axis(KS, v.pad);
+    const auto g = direct_tc::data_s2_geometry<int>(k.tile_m, k.tile_k, KS, v.pad, v.N, Hi, Wi);
+    const int plane = g.plane_rows * g.row_stride, oct = k.tile_n / 8;
+    const int b_base = k.tile_n * plane * 2; // bytes
+    std::vector<float> dst(size_t(v.N) * Hi * Wi * v.C, -12345.0f);
+    const int channel_blocks = (v.C + k.tile_n - 1) / k.tile_n;
+    for (int block = 0; block < g.tiles * channel_blocks; ++block) {
+        const int tile = block / channel_blocks, ch0 = (block % channel_blocks) * k.tile_n;
+        const int ct = tile % g.col_tiles, rest = tile / g.col_tiles;
+        const int h0 = (rest % g.bands) * g.rows, n = rest / g.bands, w0 = ct * g.cols;
+        Shared s(size_t(b_base / 2) + size_t(k.tile_n) * 4 * EM * 2 * direct_tc::kBRow, 0.0f);
+        for (int cl = 0; cl < k.tile_n; ++cl)
+            for (int q = 0; q < g.in_rows; ++q)
+                for (int x = 0; x < g.row_stride; ++x) {
+                    const int hi = h0 - ay.lead + q, wi = w0 - ax.lead + x, c = ch0 + cl;
+                    const bool ok = hi >= 0 && hi < v.H && wi >= 0 && wi < v.W && c < v.C &&
+                                    x < g.cols + ax.span;
+                    s[size_t(cl) * plane + q * g.row_stride + x] =
+                        ok ? src[((size_t(n) * v.H + hi) * v.W + wi) * v.C + c] : 0.0f;
+                }
+        for (int cl = 0; cl < k.tile_n; ++cl)
+            for (int ph = 0; ph < 4; ++ph)
+                for (int ey = 0; ey < EM; ++ey)
+                    for (int i = 0; i < 2 * direct_tc::kBRow; ++i) {
+                        const int py = ph >> 1, px = ph & 1, c = ch0 + cl;
+                        const int ex = direct_tc::b_row_offset(i) - ax.offset[px];
+                        float value = 0;
+                        if (ey < ay.taps[py] && ex >= 0 && ex < ax.taps[px] && c < v.C) {
+                            const int r = 2 * (ay.taps[py] - 1 - ey) + ay.rho[py];
+                            const int sx = 2 * (ax.taps[px] - 1 - ex) + ax.rho[px];
+                            value = w[(size_t(c) * KS + r) * KS + sx];
+                        }
+                        s[b_base / 2 + ((size_t(cl) * 4 + ph) * EM + ey) * 2 * direct_tc::kBRow +
+                          i] = value;
+                    }
+        const int col_pairs = g.cols / 16, items = (g.rows / 16) * col_pairs * oct;
+        for (int item = 0; item < items; ++item) {
+            const int o = item % oct, cp = (item / oct) % col_pairs, rb = item / (oct * col_pairs);
+            for (int ph = 0; ph < 4; ++ph) {
+                const int py = ph >> 1, px = ph & 1;
+                Acc acc{};
+                item_mmas(
+                    s, g.row_stride, ay.taps[py], acc,
+                    [&](int c, int r) {
+                        return ((o * 8 + c) * plane + (rb * 16 + ay.offset[py] + r) * g.row_stride +
+                                cp * 16) *
+                               2;
+                    },
+                    [&](int c, int r) {
+                        return b_base + (((o * 8 + c) * 4 + ph) * EM + r) * direct_tc::kBRowBytes;
+                    });
+                store_item(acc, dst, v.C, ch0 + o * 8, [&](int row, int col) {
+                    const int y = 2 * (h0 + rb * 16 + row) + py, x = 2 * (w0 + cp * 16 + col) + px;
+                    return y < Hi && x < Wi ? (n * Hi + y) * Wi + x : -1;
+                });
+            }
+        }
+    }
+    return dst;
+}
+
 // The kernel's walk (gconv_direct_tc.h tc_rows) over every block of the grid, on the models.
 std::vector<float> emulate(const Conv& v, const TcConfig& k, const std::vector<float>& src,
                            const std::vector<float>& w) {
+    if (v.bwd && v.stride == 2) return emulate_data_s2(v, k, src, w);
     const int dH = v.dH(), dW = v.dW(), KS = v.K, SH = v.stride, P = v.stride;
     const int pad = v.bwd ? KS - 1 - v.pad : v.pad;
     const auto g = direct_tc::geometry<int>(k.tile_m, k.tile_k, KS, SH, v.N, dH, dW);
@@ -139,47 +259,21 @@ std::vector<float> emulate(const Conv& v, const TcConfig& k, const std::vector<f
         const int col_pairs = g.cols / 16, items = (g.rows / 16) * col_pairs * oct;
         for (int item = 0; item < items; ++item) { // warps take items in turn: order is free
             const int o = item % oct, cp = (item / oct) % col_pairs, rb = item / (oct * col_pairs);
-            std::array<std::array<std::array<float, 4>, kLanes>, 16> acc{}; // [channel][tile]
+            Acc acc{};
             for (int f = 0; f < P; ++f)
-                for (int c = 0; c < 8; ++c)
-                    for (int r = 0; r < KS; ++r) {
-                        std::array<int, kLanes> a_rows, e_rows, b_word;
-                        for (int T = 0; T < kLanes; ++T) {
-                            const int row = (r % SH) * g.phase_rows + r / SH + rb * 16;
-                            const int origin =
-                                (((o * 8 + c) * P + f) * plane + row * g.row_stride + cp * 16) * 2;
-                            a_rows[T] = origin + direct_tc::a_lane_bytes(T, g.row_stride);
-                            e_rows[T] = a_rows[T] + 32;
-                            b_word[T] = b_base +
-                                        (((o * 8 + c) * P + f) * KS + r) * direct_tc::kBRowBytes +
-                                        direct_tc::b_lane_bytes(T);
-                        }
-                        std::array<std::array<Pair, 4>, kLanes> a{}, e{}, a1{};
-                        ldmatrix(s, a_rows, 4, a);
-                        ldmatrix(s, e_rows, 2, e);
-                        std::array<std::array<Pair, 2>, kLanes> b{};
-                        for (int T = 0; T < kLanes; ++T) {
-                            for (int h = 0; h < 2; ++h) {
-                                const int word = (b_word[T] + 16 * h);
-                                if (word % 4 != 0) qFatal("lane %d: a misaligned B word", T);
-                                b[T][h] = {s.at(word / 2), s.at(word / 2 + 1)};
-                            }
-                            a1[T] = {a[T][2], a[T][3], e[T][0], e[T][1]};
-                        }
-                        mma(a, b, acc[c * 2 + 0]);
-                        mma(a1, b, acc[c * 2 + 1]);
-                    }
-            for (int T = 0; T < kLanes; ++T)
-                for (int j = 0; j < 2; ++j)
-                    for (int q = 0; q < 4; ++q) {
-                        const int y = h0 + rb * 16 + T / 4 + (q >> 1) * 8;
-                        const int x = w0 + cp * 16 + j * 8 + 2 * (T % 4) + (q & 1);
-                        const int c0 = ch0 + o * 8;
-                        if (y >= dH || x >= dW || c0 >= v.C) continue;
-                        for (int c = 0; c < 8; ++c)
-                            dst[((size_t(n) * dH + y) * dW + x) * v.C + c0 + c] =
-                                acc[c * 2 + j][T][q];
-                    }
+                item_mmas(
+                    s, g.row_stride, KS, acc,
+                    [&](int c, int r) {
+                        const int row = (r % SH) * g.phase_rows + r / SH + rb * 16;
+                        return (((o * 8 + c) * P + f) * plane + row * g.row_stride + cp * 16) * 2;
+                    },
+                    [&](int c, int r) {
+                        return b_base + (((o * 8 + c) * P + f) * KS + r) * direct_tc::kBRowBytes;
+                    });
+            store_item(acc, dst, v.C, ch0 + o * 8, [&](int row, int col) {
+                const int y = h0 + rb * 16 + row, x = w0 + cp * 16 + col;
+                return y < dH && x < dW ? (n * dH + y) * dW + x : -1;
+            });
         }
     }
     return dst;
@@ -299,11 +393,15 @@ Conv random_conv(QRandomGenerator* rng, int trial, int directions, bool strided)
     v.K = 3 + 2 * rng->bounded(3);
     v.pad = rng->bounded(v.K);
     v.bwd = rng->bounded(directions) == 1;
-    v.stride = v.bwd || !strided ? 1 : 1 + rng->bounded(2);
+    v.stride = strided ? 1 + rng->bounded(2) : 1;
     v.N = 1 + rng->bounded(2);
     v.C = 8 * (1 + rng->bounded(5));
     v.H = v.K + rng->bounded(trial % 8 == 0 ? 40 : 20);
     v.W = v.K + rng->bounded(trial % 5 == 0 ? 150 : 30);
+    if (v.bwd && v.stride == 2) { // H x W is dIn: dOut follows from it
+        v.dih = v.H, v.diw = v.W;
+        v.H = (v.dih + 2 * v.pad - v.K) / 2 + 1, v.W = (v.diw + 2 * v.pad - v.K) / 2 + 1;
+    }
     return v;
 }
 

@@ -103,17 +103,18 @@ private slots:
                 QCOMPARE(direct_entry_name(tc(v), p), direct_filter_entry_name(f));
             }
         }
-        // Forward also takes stride 2 along H and W, through entries of their own.
+        // Forward and bwd_data also take stride 2 along H and W, through entries of their own.
         for (int f : {3, 5, 7}) {
             Problem p = depthwise(2, 64, 28, 28, f, f / 2);
             p.stride_h = p.stride_w = 2;
-            const SupportCheck s = is_supported(tc(), p);
-            QVERIFY2(s.ok, s.reason.c_str());
-            QCOMPARE(direct_entry_name(tc(), p), direct_filter_entry_name(f, 2));
-            QCOMPARE(plan_sequence(tc(), p).steps.back().kernel.entry,
-                     direct_filter_entry_name(f, 2));
-            for (Variant v : {Variant::BwdData, Variant::BwdWeight})
-                test::expect_refused(tc(v), p, "stride");
+            for (Variant v : {Variant::Forward, Variant::BwdData}) {
+                const SupportCheck s = is_supported(tc(v), p);
+                QVERIFY2(s.ok, s.reason.c_str());
+                QCOMPARE(direct_entry_name(tc(v), p), direct_filter_entry_name(f, 2));
+                QCOMPARE(plan_sequence(tc(v), p).steps.back().kernel.entry,
+                         direct_filter_entry_name(f, 2));
+            }
+            test::expect_refused(tc(Variant::BwdWeight), p, "stride");
         }
         test::expect_refusals(
             tc(), depthwise(2, 64, 14, 14, 3, 1),
@@ -178,6 +179,19 @@ private slots:
         // 16 channels x 2 column phases x (34 x 72 bf16 + 3 filter rows x 96 bytes).
         QCOMPARE(plan_launch(tc(), p).shared_bytes, std::size_t{16 * 2 * (34 * 72 * 2 + 3 * 96)});
         QCOMPARE(direct_tc_geometry(tc(), depthwise(32, 96, 56, 56, 3, 1)).plane_rows, int64_t{18});
+        // bwd_data: the four phases over a 56 x 56 grid of dIn's 112 x 112; 3x3 pad 1 reads one
+        // dOut row past the tile (data_s2_axis: span 1); 16 planes of 17 x 72 and per channel
+        // four phases x 2 tap rows of filter rows.
+        const DirectTcGeometry d = direct_tc_geometry(tc(Variant::BwdData), p);
+        QCOMPARE(d.cols, int64_t{64});
+        QCOMPARE(d.bands, int64_t{4});
+        QCOMPARE(d.in_rows, int64_t{17});
+        QCOMPARE(plan_launch(tc(Variant::BwdData), p).shared_bytes,
+                 std::size_t{16 * (17 * 72 * 2 + 4 * 2 * 96)});
+        const direct_tc::DataS2Axis axis = direct_tc::data_s2_axis(3, 1);
+        QCOMPARE(axis.taps[0], 1); // even dIn rows: tap 1 only
+        QCOMPARE(axis.taps[1], 2); // odd rows: taps 0 and 2
+        QCOMPARE(axis.span, 1);
     }
 
     // bwd_weight tiles dOut: the dOut rows and a zero row, two copies of the input rows and the
@@ -210,7 +224,7 @@ private slots:
             Problem p = depthwise(1 + rng->bounded(5), 8 * (1 + rng->bounded(40)),
                                   f + rng->bounded(90), f + rng->bounded(200), f, rng->bounded(f));
             KernelConfig k = tc(static_cast<Variant>(rng->bounded(3)));
-            if (k.variant == Variant::Forward) p.stride_h = p.stride_w = 1 + rng->bounded(2);
+            if (k.variant != Variant::BwdWeight) p.stride_h = p.stride_w = 1 + rng->bounded(2);
             k.tile_k = 1 << rng->bounded(3);
             k.tile_m = 16 * k.tile_k * 16 * (1 + rng->bounded(4));
             k.tile_n = 8 << rng->bounded(3);
@@ -220,10 +234,16 @@ private slots:
                 continue;
             }
             const bool bwd = k.variant == Variant::BwdData;
-            const int64_t h = bwd ? p.Hi : p.Ho(), w = bwd ? p.Wi : p.Wo();
+            // bwd_data with stride 2 tiles the grid of phase positions (ceil(H / 2) x ...).
+            const int64_t phases = bwd ? p.stride_h : 1;
+            const int64_t h = ((bwd ? p.Hi : p.Ho()) + phases - 1) / phases;
+            const int64_t w = ((bwd ? p.Wi : p.Wo()) + phases - 1) / phases;
             const DirectTcGeometry g = direct_tc_geometry(k, p);
             QCOMPARE(g.rows, int64_t{16} * k.tile_k);
-            QCOMPARE(g.in_rows, (g.rows - 1) * p.stride_h + f);
+            QCOMPARE(g.in_rows,
+                     bwd && phases == 2
+                         ? g.rows + direct_tc::data_s2_axis(f, static_cast<int>(p.pad_h)).span
+                         : (g.rows - 1) * (bwd ? 1 : p.stride_h) + f);
             QCOMPARE(g.cols % 16, int64_t{0});
             QVERIFY(g.cols <= k.tile_m / g.rows);
             QCOMPARE((g.row_stride / 8) % 2, int64_t{1});

@@ -92,7 +92,8 @@ class TestDirectCompile : public QObject {
     }
 
     // ptxas's report of the K x K entries of `configs` that `wanted` keeps, compiled for sm_90:
-    // each entry found, its registers logged, no spill stores. Adds the entries checked.
+    // each entry found, its registers logged, no spill stores and no stack frame. Adds the entries
+    // checked.
     void expect_no_spills(const std::vector<KernelConfig>& configs,
                           const std::function<bool(const KernelConfig&, int)>& wanted,
                           int& entries) {
@@ -104,8 +105,8 @@ class TestDirectCompile : public QObject {
             for (int f : k_direct_filters)
                 for (int stride : {1, 2}) {
                     if (!wanted(c, f)) continue;
-                    // The tensor-core forward modules hold the stride-2 entries too.
-                    if (stride == 2 && !(is_direct_tc(c) && c.variant == Variant::Forward))
+                    // The tensor-core forward and bwd_data modules hold the stride-2 entries.
+                    if (stride == 2 && !(is_direct_tc(c) && c.variant != Variant::BwdWeight))
                         continue;
                     const std::string entry = direct_filter_entry_name(f, stride);
                     const std::regex used(
@@ -120,6 +121,8 @@ class TestDirectCompile : public QObject {
                     qInfo("%s %s: %s registers, %s bytes spill stores", kernel_name(c).c_str(),
                           entry.c_str(), m[3].str().c_str(), m[2].str().c_str());
                     QCOMPARE(m[2].str(), std::string("0"));
+                    // No local arrays either (one indexed at run time lives in the stack frame).
+                    QCOMPARE(m[1].str(), std::string("0"));
                     ++entries;
                 }
         }
@@ -199,7 +202,7 @@ private slots:
         int entries = 0;
         expect_no_spills(
             configs, [](const KernelConfig&, int) { return true; }, entries);
-        QCOMPARE(entries, 12 * 3 + 4 * 3); // forward's four configs: stride 2 as well
+        QCOMPARE(entries, 12 * 3 + 8 * 3); // forward's and bwd_data's: stride 2 as well
     }
 
     // A module built with the entries one problem launches holds exactly those (its PTX names
