@@ -72,17 +72,19 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
     // One entry per specialised filter size besides the generic one, so each gets its own
     // register allocation; the launch plan picks by problem (direct_entry_name).
     for (int k : k_direct_filters) {
-        // The tensor-core forward and bwd_data modules also hold the stride-2 entries.
-        if (tc && c.variant != Variant::BwdWeight) {
-            const std::string name = direct_filter_entry_name(k, 2);
+        // The tensor-core modules also hold the stride-2 entries.
+        if (tc && entries.holds(direct_filter_entry_name(k, 2))) {
             const bool fwd = c.variant == Variant::Forward;
-            if (entries.holds(name))
-                s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
-                  << ", " << c.block_per_cu << ")\n"
-                  << name << "(gconv::ConvParams p" << (fwd ? "" : ", void* workspace") << ") {\n"
-                  << (fwd ? "" : "    (void)workspace;\n")
-                  << "    gconv::direct::" << (fwd ? "tc_forward" : "tc_bwd_data")
-                  << "<GconvConfig, " << k << ", 2>(p);\n}\n";
+            const bool weight = c.variant == Variant::BwdWeight;
+            s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
+              << ", " << c.block_per_cu << ")\n"
+              << direct_filter_entry_name(k, 2) << "(gconv::ConvParams p"
+              << (fwd ? "" : ", void* workspace") << ") {\n"
+              << (fwd || weight ? "" : "    (void)workspace;\n") << "    gconv::direct::"
+              << (fwd      ? "tc_forward"
+                  : weight ? "tc_bwd_weight"
+                           : "tc_bwd_data")
+              << "<GconvConfig, " << k << ", 2>(p" << (weight ? ", workspace" : "") << ");\n}\n";
         }
         const std::string name = direct_filter_entry_name(k);
         if (!entries.holds(name)) continue;

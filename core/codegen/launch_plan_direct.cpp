@@ -48,10 +48,9 @@ bool direct_weight_strip_fits(const KernelConfig& c, int filter) {
 int direct_filter(const KernelConfig& c, const Problem& p) {
     if (p.c_per_group() != 1 || p.k_per_group() != 1) return 0;
     if (p.X != p.Y || p.dilation_h != 1 || p.dilation_w != 1) return 0;
-    // The tensor-core forward and bwd_data entries take stride 1 or 2 along both (their `_s2`
-    // entries); every other K x K entry stride 1.
-    const bool tc_strided = is_direct_tc(c) && c.variant != Variant::BwdWeight;
-    if (p.stride_h != p.stride_w || p.stride_w > (tc_strided ? 2 : 1)) return 0;
+    // The tensor-core entries take stride 1 or 2 along both (their `_s2` entries); every other
+    // K x K entry stride 1.
+    if (p.stride_h != p.stride_w || p.stride_w > (is_direct_tc(c) ? 2 : 1)) return 0;
     // bwd_data turns into a forward walk over dOut only with stride 1 along D as well.
     if (c.variant == Variant::BwdData && p.stride_d != 1) return 0;
     for (int k : k_direct_filters)
@@ -111,7 +110,7 @@ DirectTcGeometry direct_tc_geometry(const KernelConfig& c, const Problem& p) {
     if (bwd && p.stride_w == 2) // the four phases over a grid of ceil(H / 2) x ceil(W / 2)
         return direct_tc::data_s2_geometry<int64_t>(c.tile_m, c.tile_k, p.Y, p.pad_h, p.N, p.Hi,
                                                     p.Wi);
-    const int64_t stride_h = c.variant == Variant::Forward ? p.stride_h : 1;
+    const int64_t stride_h = bwd ? 1 : p.stride_h; // forward and bwd_weight read strided rows
     return direct_tc::geometry<int64_t>(c.tile_m, c.tile_k, p.Y, stride_h, p.N, bwd ? p.Hi : p.Ho(),
                                         bwd ? p.Wi : p.Wo());
 }
@@ -129,9 +128,11 @@ std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p, int war
     if (is_direct_tc(c)) {
         const DirectTcGeometry g = direct_tc_geometry(c, p);
         const int64_t elem = element_bytes(c.dtype);
-        if (c.variant == Variant::BwdWeight) // dOut rows + a zero row, two input copies, sums
-            return static_cast<std::size_t>(
-                c.tile_n * ((g.rows + 1) * g.row_stride + g.in_rows * 2 * g.row_stride) * elem +
+        if (c.variant == Variant::BwdWeight) // dOut rows + a zero row, input phases x two
+            return static_cast<std::size_t>( // copies, the sums
+                c.tile_n *
+                    ((g.rows + 1) * g.row_stride + g.in_rows * 2 * p.stride_w * g.row_stride) *
+                    elem +
                 int64_t{c.tile_n} * p.Y * p.X * 4);
         if (c.variant == Variant::BwdData && p.stride_w == 2) // one plane, four phases' rows
             return static_cast<std::size_t>(c.tile_n *
@@ -232,8 +233,7 @@ SupportCheck check_direct_tc(const KernelConfig& c, const Problem& p, int warp_s
 
     if (direct_filter(c, p) == 0)
         r.fail("warp tile 16x8x16: the tensor-core entries run depthwise 3x3, 5x5 and 7x7 filters "
-               "with dilation 1 and stride 1 (forward, bwd_data: 1 or 2) along H and W (this "
-               "problem: C/G ",
+               "with dilation 1 and stride 1 or 2 along H and W (this problem: C/G ",
                p.c_per_group(), ", K/G ", p.k_per_group(), ", filter ", p.Y, "x", p.X, ", stride ",
                p.stride_h, "x", p.stride_w, ", dilation ", p.dilation_h, "x", p.dilation_w, ")");
     else if (p.C % 8 != 0)

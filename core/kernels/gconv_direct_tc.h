@@ -353,24 +353,29 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
 }
 
 // bwd_weight: dW[r][s] = sum over images, output rows y and columns x of
-// dOut[y][x] * In[y - pad + r][x - pad + s]. Per input row i of the tile and 16 output columns,
-// one mma.sync m16n8k16 per channel: A = the Hankel matrix of input row i (A[s][x] =
-// In[i][x + s]; rows s >= 8 are zero registers, K <= 7), B = dOut rows i + pad - r for r = 0 .. 7
-// (B^T rows, one ldmatrix.x2; rows outside the tile or r >= K read a zero row), so D[s][r]
-// collects every (output row, filter row) pair that meets at input row i, each pair in exactly
-// one tile; a warp item is 16 output columns x 4 channels over every input row of the tile. A
-// lane's Hankel pairs start at 16j + 2t + g, odd for odd g: the input is staged twice,
-// the second copy shifted left by one element, so every pair is one aligned word.
+// dOut[y][x] * In[S y - pad + r][S x - pad + s] (stride S = 1 or 2, `_s2` entries for 2). Per
+// staged input row i of the tile and 16 output columns, one mma.sync m16n8k16 per channel and
+// column phase f < S: A = the Hankel matrix of phase f of input row i (A[d][x] =
+// In[i][S (x + d) + f], tap s = S d + f; rows d >= 8 are zero registers, K <= 7), B = the dOut
+// rows (i - r) / S for r = 0 .. 7 (B^T rows, one ldmatrix.x2; rows outside the tile, r >= K or
+// i - r not a multiple of S read a zero row), so D[d][r] collects every (output row, filter row)
+// pair that meets at input row i, each pair in exactly one tile; a warp item is 16 output
+// columns x 4 channels over every input row of the tile. A lane's Hankel pairs start at
+// 16j + 2t + g, odd for odd g: each phase of an input row is staged twice, the second copy
+// shifted left by one element, so every pair is one aligned word.
 // Shared memory: the dOut planes (tile_n x (TH + 1) x (TW + 8): a zero row after the TH rows),
-// the input planes (tile_n x (TH + K - 1) x 2 copies x (TW + 8)) and the block's sums
-// (tile_n x K x K fp32), added atomically into the zeroed fp32 workspace (bf16 / fp16; fp32 dW
-// directly is excluded by the rules) that gconv_finish converts.
-template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
+// the input planes (tile_n x ((TH - 1) S + K) rows x S phases x 2 copies x (TW + 8)) and the
+// block's sums (tile_n x K x K fp32), added atomically into the zeroed fp32 workspace (bf16 /
+// fp16; fp32 dW directly is excluded by the rules) that gconv_finish converts.
+template <class Cfg, int KS, int STRIDE = 1>
+GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     typedef TcShape<Cfg> S;
     typedef typename S::T T;
     static_assert(KS <= 7, "Hankel rows s >= 8 are not computed");
+    static_assert(STRIDE == 1 || STRIDE == 2, "strides 1 and 2");
+    constexpr int P = STRIDE;
     const direct_tc::Geometry<int> g =
-        direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, 1, p.N, p.Ho, p.Wo);
+        direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, P, p.N, p.Ho, p.Wo);
     const int tile = pixel_block<S>(p);
     const int ch0 = channel_block<S>(p) * S::TN;
     const int ct = tile % g.col_tiles;
@@ -382,7 +387,7 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
     const bool live = tile < g.tiles; // every thread reaches the barriers
 
     const int d_plane = (S::TH + 1) * g.row_stride; // dOut rows and the zero row
-    const int i_row = 2 * g.row_stride;             // input row: two copies
+    const int i_row = 2 * P * g.row_stride;         // input row: phases x two copies
     const int i_plane = g.in_rows * i_row;
     u16* douts = reinterpret_cast<u16*>(gconv_dynamic_smem);
     u16* ins = douts + S::TN * d_plane;
@@ -393,7 +398,7 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
     for (int e = tid; e < S::TN * KS * KS; e += S::THREADS) sums[e] = 0.0f;
     if (live) {
         // dOut rows h0 .. h0 + TH - 1 (zeros past the image and the tile), then the zero row:
-        // units of two columns of one 8-channel vector, as in tc_rows.
+        // units of two columns of one 8-channel vector, as in stage_source.
         const int pairs = g.row_stride / 2;
         const int units = (S::TH + 1) * pairs * S::OCT;
         for (int u = tid; u < units; u += S::THREADS) {
@@ -415,38 +420,42 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
                 at[j * d_plane / 2] =
                     mma::prmt(v[0].v[j / 2], v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
         }
-        // Input rows h0 - pad_h ...: element x of copy 0 is column w0 - pad_w + x, copy 1 holds
-        // copy 0's element x + 1 at x. Columns at or past TW + K - 1 meet only discarded Hankel
-        // rows or zero dOut columns; they are zero-filled so that no Inf or NaN can leak.
-        const int used_cols = g.cols + KS - 1;
-        const int in_units = g.in_rows * pairs * S::OCT;
-        const int hi0 = h0 - p.pad_h, wi0 = w0 - p.pad_w;
+        // Input rows h0 S - pad_h ...: element m of phase f, copy 0, is column w0 S - pad_w +
+        // S m + f; copy 1 holds copy 0's element m + 1 at m. Elements at or past TW + (K - 1) / S
+        // meet only discarded Hankel rows or zero dOut columns; they are zero-filled so that no
+        // Inf or NaN can leak.
+        const int used = g.cols + (KS - 1) / P;
+        const int in_units = g.in_rows * P * pairs * S::OCT;
+        const int hi0 = h0 * P - p.pad_h, wi0 = w0 * P - p.pad_w;
         for (int u = tid; u < in_units; u += S::THREADS) {
-            const int o = u % S::OCT, px = u / S::OCT;
-            const int q = px / pairs, x = 2 * (px - q * pairs);
+            const int o = u % S::OCT;
+            int px = u / S::OCT;
+            const int x = 2 * (px % pairs);
+            px /= pairs;
+            const int f = px % P, q = px / P;
             const int hi = hi0 + q, c = ch0 + o * 8;
             const bool row_ok = inside(hi, p.Hi) && c < p.C;
             Raw<16> v[2];
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
-                const int wi = wi0 + x + i;
-                const bool ok = row_ok && inside(wi, p.Wi) && x + i < used_cols;
+                const int wi = wi0 + P * (x + i) + f;
+                const bool ok = row_ok && inside(wi, p.Wi) && x + i < used;
                 v[i] = ok ? *reinterpret_cast<const Raw<16>*>(
                                 in + ((n * p.Hi + hi) * p.Wi + wi) * p.C + c)
                           : Raw<16>::zero();
             }
-            u16* row0 = ins + (o * 8) * i_plane + q * i_row;
+            u16* row0 = ins + (o * 8) * i_plane + q * i_row + f * 2 * g.row_stride;
             u32* at = reinterpret_cast<u32*>(row0 + x);
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
-                const u32 left = v[0].v[j / 2], right = v[1].v[j / 2]; // columns x, x + 1
+                const u32 left = v[0].v[j / 2], right = v[1].v[j / 2]; // elements x, x + 1
                 at[j * i_plane / 2] = mma::prmt(left, right, (j & 1) ? 0x7632u : 0x5410u);
-                // copy 1: element x - 1 is column x, element x is column x + 1
+                // copy 1: element x - 1 is element x, element x is element x + 1
                 u16* c1 = row0 + j * i_plane + g.row_stride + x;
                 if (x > 0) c1[-1] = static_cast<u16>((j & 1) ? left >> 16 : left);
                 c1[0] = static_cast<u16>((j & 1) ? right >> 16 : right);
             }
-            // The last element of copy 1 would be column row_stride: zero.
+            // The last element of copy 1 would be element row_stride: zero.
             if (x + 2 == g.row_stride)
 #pragma unroll
                 for (int j = 0; j < 8; ++j) row0[j * i_plane + 2 * g.row_stride - 1] = 0;
@@ -474,38 +483,48 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_weight(const ConvParams& p, vo
 #pragma unroll 1
         for (int item = warp; item < items; item += S::WARPS) {
             const int cb = item % (S::TN / CPI) * CPI, j = item / (S::TN / CPI);
-            float acc[CPI][4];
+            float acc[CPI][P][4];
 #pragma unroll
             for (int c = 0; c < CPI; ++c)
 #pragma unroll
-                for (int q = 0; q < 4; ++q) acc[c][q] = 0.0f;
+                for (int f = 0; f < P; ++f)
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) acc[c][f][q] = 0.0f;
             const u32 a_item = ins_addr + static_cast<u32>((cb * i_plane + j * 16) * 2) + a_lane;
             const u32 b_item = douts_addr + static_cast<u32>((cb * d_plane + j * 16) * 2) + b_col;
 #pragma unroll 1
             for (int i = 0; i < g.in_rows; ++i) {
-                // dOut row i - r meets input row i at filter row r (staged indices).
+                // dOut row (i - r) / S meets input row i at filter row r (staged indices).
                 const int q = i - b_r;
-                const int row = b_r < KS && q >= 0 && q < S::TH ? q : S::TH;
-                const u32 b_at = b_item + static_cast<u32>(row * g.row_stride * 2);
+                const bool meets = b_r < KS && q >= 0 && q % P == 0 && q / P < S::TH;
+                const u32 b_at =
+                    b_item + static_cast<u32>((meets ? q / P : S::TH) * g.row_stride * 2);
                 const u32 a_at = a_item + static_cast<u32>(i * i_row * 2);
 #pragma unroll
                 for (int c = 0; c < CPI; ++c) {
                     u32 b[2];
                     mma::ldsm_x2(b, b_at + static_cast<u32>(c * d_plane * 2));
-                    const u32 a_word = a_at + static_cast<u32>(c * i_plane * 2);
-                    const u32 a[4] = {mma::lds_u32<0>(a_word), 0u, mma::lds_u32<16>(a_word), 0u};
-                    arch::mma_16816<S::IS_HALF>(acc[c], a, b);
+#pragma unroll
+                    for (int f = 0; f < P; ++f) {
+                        const u32 a_word =
+                            a_at + static_cast<u32>((c * i_plane + f * 2 * g.row_stride) * 2);
+                        const u32 a[4] = {mma::lds_u32<0>(a_word), 0u, mma::lds_u32<16>(a_word),
+                                          0u};
+                        arch::mma_16816<S::IS_HALF>(acc[c][f], a, b);
+                    }
                 }
             }
-            // Lane (g, t) holds D[s = g][r = 2t, 2t + 1] of each channel.
+            // Lane (g, t) holds D[d = g][r = 2t, 2t + 1] of each channel and phase: tap S g + f.
 #pragma unroll
             for (int c = 0; c < CPI; ++c)
 #pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int r = 2 * tq + h;
-                    if (gq < KS && r < KS)
-                        atomicAdd(sums + ((cb + c) * KS + r) * KS + gq, acc[c][h]);
-                }
+                for (int f = 0; f < P; ++f)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const int r = 2 * tq + h, sx = P * gq + f;
+                        if (sx < KS && r < KS)
+                            atomicAdd(sums + ((cb + c) * KS + r) * KS + sx, acc[c][f][h]);
+                    }
         }
     }
     arch::barrier();
@@ -525,8 +544,9 @@ template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_bwd_data(const
     else
         tc_rows<Cfg, KS, true>(p);
 }
-template <class Cfg, int KS> GCONV_DEVICE void tc_bwd_weight(const ConvParams& p, void* workspace) {
-    tc_weight<Cfg, KS>(p, workspace);
+template <class Cfg, int KS, int STRIDE = 1>
+GCONV_DEVICE void tc_bwd_weight(const ConvParams& p, void* workspace) {
+    tc_weight<Cfg, KS, STRIDE>(p, workspace);
 }
 
 } // namespace direct

@@ -86,7 +86,8 @@ for part in "${parts[@]}"; do
       done; done ;;
     tc)
       OUT="$out/$part" GCONV_DIRS="forward bwd_data bwd_weight" GCONV_MATCH='_direct_intrawave_.*_wt16x8x16_' \
-        GCONV_LABEL=tc GCONV_EXTRA_PROBLEMS="forward=scripts/device/depthwise_stride2_problems.json bwd_data=scripts/device/depthwise_stride2_problems.json" \
+        GCONV_LABEL=tc GCONV_EXTRA_PROBLEMS="$(for d in forward bwd_data bwd_weight; do
+          printf '%s=scripts/device/depthwise_stride2_problems.json ' $d; done)" \
         GCONV_STAGED_POOLS="$(for d in forward bwd_data bwd_weight; do
           printf '%s=bench/configs/%s_direct_tc_explore.json ' $d $d; done)" \
         timeout "$(limit $part 420)" scripts/device/verify_staged.sh ;;
