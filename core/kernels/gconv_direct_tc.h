@@ -140,6 +140,35 @@ template <class S> GCONV_DEVICE void zero(float (&acc)[8][2][4]) {
             for (int q = 0; q < 4; ++q) acc[c][j][q] = 0.0f;
 }
 
+// The block's tile: image n, first destination row h0 and column w0, first channel ch0; live is
+// false past the last tile (a block that must still reach its barriers).
+struct TcTile {
+    int n, h0, w0, ch0;
+    bool live;
+};
+template <class S>
+GCONV_DEVICE TcTile tc_tile(const ConvParams& p, const direct_tc::Geometry<int>& g) {
+    const int tile = pixel_block<S>(p);
+    const int rest = tile / g.col_tiles;
+    return {rest / g.bands, (rest % g.bands) * S::TH, tile % g.col_tiles * g.cols,
+            channel_block<S>(p) * S::TN, tile < g.tiles};
+}
+
+// Stages the block's filter rows: `rows` rows of 2 kBRow elements per channel, [channel][row]
+// [element]; element i of row `row` holds the filter tap tap(row, i) (r x K + s of the stored
+// KS x KS filter) or zero for -1 and past C.
+template <class S, int KS, class Tap>
+GCONV_DEVICE void stage_filter_rows(const ConvParams& p, u16* brows, int ch0, int rows, Tap tap) {
+    constexpr int ROW = 2 * direct_tc::kBRow;
+    const u16* wei = static_cast<const u16*>(p.wei);
+    const int per_channel = rows * ROW;
+    for (int e = static_cast<int>(threadIdx.x); e < S::TN * per_channel; e += S::THREADS) {
+        const int cl = e / per_channel, rem = e - cl * per_channel;
+        const int t = tap(rem / ROW, rem % ROW);
+        brows[e] = t >= 0 && ch0 + cl < p.C ? wei[(ch0 + cl) * KS * KS + t] : u16(0);
+    }
+}
+
 // Lane (g, t) holds item rows g and g + 8, columns 2t and 2t + 1 of each column tile, for the
 // 8 channels from c on: one 16-byte store per pixel; pixel(row, col) is the destination pixel
 // index or -1 where there is none.
@@ -174,18 +203,11 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
     // Toeplitz product of its own filter taps.
     static_assert(STRIDE == 1 || (STRIDE == 2 && !BWD), "forward strides 1 and 2");
     constexpr int SH = STRIDE, P = STRIDE;
-    const u16* wei = static_cast<const u16*>(p.wei);
-
     const direct_tc::Geometry<int> g =
         direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, SH, p.N, dH, dW);
-    const int tile = pixel_block<S>(p);
-    if (tile >= g.tiles) return;
-    const int ch0 = channel_block<S>(p) * S::TN;
-    const int ct = tile % g.col_tiles;
-    const int rest = tile / g.col_tiles;
-    const int h0 = (rest % g.bands) * S::TH;
-    const int n = rest / g.bands;
-    const int w0 = ct * g.cols;
+    const TcTile t = tc_tile<S>(p, g);
+    if (!t.live) return;
+    const int n = t.n, h0 = t.h0, w0 = t.w0, ch0 = t.ch0;
     const int plane = g.plane_rows * g.row_stride; // one (channel, column phase) plane
 
     // Planes [channel][column phase], then the filter rows [channel][phase][filter row].
@@ -195,24 +217,12 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
     stage_source<S, SH, P>(static_cast<const typename S::T*>(BWD ? p.out : p.in), sH, sW, p.C, n,
                            h0 * SH - pad_h, w0 * P - pad_w, ch0, g, g.cols + (KS - 1) / P, planes,
                            plane);
-    {
-        constexpr int ROW = 2 * direct_tc::kBRow;
-        const int per_channel = P * KS * ROW;
-        for (int e = tid; e < S::TN * per_channel; e += S::THREADS) {
-            const int cl = e / per_channel;
-            const int rem = e - cl * per_channel;
-            const int f = rem / (KS * ROW);
-            const int r = rem / ROW % KS;
-            const int s = direct_tc::b_row_tap(rem % ROW, KS, P, f);
-            const int ch = ch0 + cl;
-            u16 v = 0;
-            if (s >= 0 && ch < p.C) {
-                const int wr = BWD ? KS - 1 - r : r, ws = BWD ? KS - 1 - s : s;
-                v = wei[(ch * KS + wr) * KS + ws];
-            }
-            brows[e] = v;
-        }
-    }
+    // [phase f][filter row r]: tap (r, stride x d + f) at Toeplitz offset d; bwd_data rotated.
+    stage_filter_rows<S, KS>(p, brows, ch0, P * KS, [](int row, int i) {
+        const int f = row / KS, r = row % KS, s = direct_tc::b_row_tap(i, KS, P, f);
+        if (s < 0) return -1;
+        return BWD ? (KS - 1 - r) * KS + KS - 1 - s : r * KS + s;
+    });
     arch::barrier();
 
     const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
@@ -268,21 +278,15 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
     constexpr int EM = (KS + 1) / 2; // most taps of a phase along an axis
     const direct_tc::DataS2Axis ay = direct_tc::data_s2_axis(KS, p.pad_h);
     const direct_tc::DataS2Axis ax = direct_tc::data_s2_axis(KS, p.pad_w);
-    const u16* wei = static_cast<const u16*>(p.wei);
     // Per-phase values by selection: indexed at run time the axes' arrays would live in local
     // memory.
     auto pick = [](const int(&v)[2], int phase) { return phase ? v[1] : v[0]; };
 
     const direct_tc::Geometry<int> g =
         direct_tc::data_s2_geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, p.pad_h, p.N, p.Hi, p.Wi);
-    const int tile = pixel_block<S>(p);
-    if (tile >= g.tiles) return;
-    const int ch0 = channel_block<S>(p) * S::TN;
-    const int ct = tile % g.col_tiles;
-    const int rest = tile / g.col_tiles;
-    const int h0 = (rest % g.bands) * S::TH;
-    const int n = rest / g.bands;
-    const int w0 = ct * g.cols;
+    const TcTile t = tc_tile<S>(p, g);
+    if (!t.live) return;
+    const int n = t.n, h0 = t.h0, w0 = t.w0, ch0 = t.ch0;
     const int plane = g.plane_rows * g.row_stride;
 
     // Planes [channel], then the filter rows [channel][phase py * 2 + px][tap row e' < EM].
@@ -291,25 +295,14 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
     const int tid = static_cast<int>(threadIdx.x);
     stage_source<S, 1, 1>(static_cast<const typename S::T*>(p.out), p.Ho, p.Wo, p.C, n,
                           h0 - ay.lead, w0 - ax.lead, ch0, g, g.cols + ax.span, planes, plane);
-    {
-        constexpr int ROW = 2 * direct_tc::kBRow, PER_CHANNEL = 4 * EM * ROW;
-        for (int e = tid; e < S::TN * PER_CHANNEL; e += S::THREADS) {
-            const int cl = e / PER_CHANNEL;
-            const int rem = e - cl * PER_CHANNEL;
-            const int ph = rem / (EM * ROW), py = ph >> 1, px = ph & 1;
-            const int ey = rem / ROW % EM;
-            const int ex = direct_tc::b_row_offset(rem % ROW) - pick(ax.offset, px);
-            const int ty = pick(ay.taps, py), tx = pick(ax.taps, px);
-            const int ch = ch0 + cl;
-            u16 v = 0;
-            if (ey < ty && ex >= 0 && ex < tx && ch < p.C) {
-                const int r = 2 * (ty - 1 - ey) + pick(ay.rho, py);
-                const int s = 2 * (tx - 1 - ex) + pick(ax.rho, px);
-                v = wei[(ch * KS + r) * KS + s];
-            }
-            brows[e] = v;
-        }
-    }
+    // [phase py * 2 + px][tap row e'y]: tap e'x of the phase at Toeplitz offset offset + e'x.
+    stage_filter_rows<S, KS>(p, brows, ch0, 4 * EM, [&](int row, int i) {
+        const int ph = row / EM, py = ph >> 1, px = ph & 1, ey = row % EM;
+        const int ex = direct_tc::b_row_offset(i) - pick(ax.offset, px);
+        const int ty = pick(ay.taps, py), tx = pick(ax.taps, px);
+        if (ey >= ty || ex < 0 || ex >= tx) return -1;
+        return (2 * (ty - 1 - ey) + pick(ay.rho, py)) * KS + 2 * (tx - 1 - ex) + pick(ax.rho, px);
+    });
     arch::barrier();
 
     const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
@@ -376,15 +369,10 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     constexpr int P = STRIDE;
     const direct_tc::Geometry<int> g =
         direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, P, p.N, p.Ho, p.Wo);
-    const int tile = pixel_block<S>(p);
-    const int ch0 = channel_block<S>(p) * S::TN;
-    const int ct = tile % g.col_tiles;
-    const int rest = tile / g.col_tiles;
-    const int h0 = (rest % g.bands) * S::TH;
-    const int n = rest / g.bands;
-    const int w0 = ct * g.cols;
+    const TcTile t = tc_tile<S>(p, g);
+    const int n = t.n, h0 = t.h0, w0 = t.w0, ch0 = t.ch0;
     const int tid = static_cast<int>(threadIdx.x);
-    const bool live = tile < g.tiles; // every thread reaches the barriers
+    const bool live = t.live; // every thread reaches the barriers
 
     const int d_plane = (S::TH + 1) * g.row_stride; // dOut rows and the zero row
     const int i_row = 2 * P * g.row_stride;         // input row: phases x two copies
