@@ -1,8 +1,9 @@
 #pragma once
 // Tensor-core K x K entries of the direct pipeline (`direct` with warp tile 16x8x16): 2D
-// depthwise K x K (K = 3, 5, 7; stride and dilation 1 along H and W), forward, and bwd_data as
-// the forward walk over dOut with the filter rotated by 180 degrees (gconv_direct.h says why
-// that is exact).
+// depthwise K x K (K = 3, 5, 7; dilation 1, stride 1 or 2 along H and W, the stride-2 entries
+// named `_s2`): forward (tc_rows), bwd_data with stride 1 as the forward walk over dOut with the
+// filter rotated by 180 degrees (gconv_direct.h says why that is exact) and with stride 2 as four
+// phase convolutions (tc_data_s2), and bwd_weight (tc_weight).
 //
 // Why: a depthwise channel reduces over nothing but its own taps, so a GEMM over channels leaves
 // the tensor cores mostly idle (direct_mma's depthwise units are 1/8 useful) and the SIMT kernels
@@ -27,8 +28,8 @@
 // turn. Per channel and filter row: one ldmatrix.x4 and one .x2 (three 8-column blocks; the two
 // column tiles share the middle one), two 32-bit B loads and two MMAs. The 8 channels of a pixel
 // end in one thread, so the epilogue stores 16-byte vectors straight to global memory.
-// Dynamic shared memory: kTileN planes of (TH + K - 1) x (TW + 8) elements, then the B rows
-// (kTileN x K x 96 bytes).
+// Dynamic shared memory (stride 1): kTileN planes of (TH + K - 1) x (TW + 8) elements, then the
+// B rows (kTileN x K x 96 bytes); codegen/direct_plan.h direct_shared_bytes() has every case.
 #include "gconv_direct.h"
 #include "gconv_direct_tc_layout.h"
 #include "gconv_mma_sync.h"
@@ -169,6 +170,29 @@ GCONV_DEVICE void stage_filter_rows(const ConvParams& p, u16* brows, int ch0, in
     }
 }
 
+// What a warp needs to walk a tile's items (16 rows x 16 columns x 8 channels): its lane's
+// ldmatrix row and filter-row word offsets, the shared-window addresses of the planes and the
+// filter rows, and how the items split.
+struct TcWalk {
+    int warp;
+    u32 a_lane, b_lane, planes, brows;
+    int col_pairs, items;
+};
+template <class S>
+GCONV_DEVICE TcWalk tc_walk(const direct_tc::Geometry<int>& g, const u16* planes,
+                            const u16* brows) {
+    const int lane = static_cast<int>(threadIdx.x) % GCONV_WARP_SIZE;
+    TcWalk w;
+    w.warp = static_cast<int>(threadIdx.x) / GCONV_WARP_SIZE;
+    w.a_lane = static_cast<u32>(direct_tc::a_lane_bytes(lane, g.row_stride));
+    w.b_lane = static_cast<u32>(direct_tc::b_lane_bytes(lane));
+    w.planes = arch::shared_address(planes);
+    w.brows = arch::shared_address(brows);
+    w.col_pairs = g.cols / 16;
+    w.items = S::TH / 16 * w.col_pairs * S::OCT;
+    return w;
+}
+
 // Lane (g, t) holds item rows g and g + 8, columns 2t and 2t + 1 of each column tile, for the
 // 8 channels from c on: one 16-byte store per pixel; pixel(row, col) is the destination pixel
 // index or -1 where there is none.
@@ -213,7 +237,6 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
     // Planes [channel][column phase], then the filter rows [channel][phase][filter row].
     u16* planes = reinterpret_cast<u16*>(gconv_dynamic_smem);
     u16* brows = planes + S::TN * P * plane;
-    const int tid = static_cast<int>(threadIdx.x);
     stage_source<S, SH, P>(static_cast<const typename S::T*>(BWD ? p.out : p.in), sH, sW, p.C, n,
                            h0 * SH - pad_h, w0 * P - pad_w, ch0, g, g.cols + (KS - 1) / P, planes,
                            plane);
@@ -225,25 +248,19 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
     });
     arch::barrier();
 
-    const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
-    const u32 b_lane = static_cast<u32>(direct_tc::b_lane_bytes(lane));
+    const TcWalk wk = tc_walk<S>(g, planes, brows);
+    typename S::T* dst = static_cast<typename S::T*>(BWD ? const_cast<void*>(p.in) : p.out);
     // Output row y reads source row y x SH + r: row r / SH + y of row phase r % SH, so the
     // rows of one ldmatrix are consecutive staged rows.
-    const u32 a_lane = static_cast<u32>(direct_tc::a_lane_bytes(lane, g.row_stride));
-    const u32 planes_addr = arch::shared_address(planes);
-    const u32 b_addr = arch::shared_address(brows);
-    const int col_pairs = g.cols / 16;
-    const int items = S::TH / 16 * col_pairs * S::OCT;
-    typename S::T* dst = static_cast<typename S::T*>(BWD ? const_cast<void*>(p.in) : p.out);
     auto row_bytes = [&](int r) {
         return static_cast<u32>(((r % SH) * g.phase_rows + r / SH) * g.row_stride * 2);
     };
 
 #pragma unroll 1
-    for (int item = warp; item < items; item += S::WARPS) {
+    for (int item = wk.warp; item < wk.items; item += S::WARPS) {
         const int o = item % S::OCT;
-        const int cp = (item / S::OCT) % col_pairs;
-        const int rb = item / (S::OCT * col_pairs);
+        const int cp = (item / S::OCT) % wk.col_pairs;
+        const int rb = item / (S::OCT * wk.col_pairs);
         float acc[8][2][4];
         zero<S>(acc);
         // One column phase at a time: unrolled, the two phases' operands in flight take ~190
@@ -252,11 +269,12 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
         for (int f = 0; f < P; ++f)
             item_mmas<S, KS>(
                 acc,
-                planes_addr + a_lane +
+                wk.planes + wk.a_lane +
                     static_cast<u32>(((o * 8 * P + f) * plane + rb * 16 * g.row_stride + cp * 16) *
                                      2),
                 static_cast<u32>(P * plane * 2),
-                b_addr + b_lane + static_cast<u32>((o * 8 * P + f) * KS * direct_tc::kBRowBytes),
+                wk.brows + wk.b_lane +
+                    static_cast<u32>((o * 8 * P + f) * KS * direct_tc::kBRowBytes),
                 static_cast<u32>(P * KS * direct_tc::kBRowBytes), KS, row_bytes);
         if (ch0 + o * 8 >= p.C) continue;
         const int y0 = h0 + rb * 16, x0 = w0 + cp * 16;
@@ -292,7 +310,6 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
     // Planes [channel], then the filter rows [channel][phase py * 2 + px][tap row e' < EM].
     u16* planes = reinterpret_cast<u16*>(gconv_dynamic_smem);
     u16* brows = planes + S::TN * plane;
-    const int tid = static_cast<int>(threadIdx.x);
     stage_source<S, 1, 1>(static_cast<const typename S::T*>(p.out), p.Ho, p.Wo, p.C, n,
                           h0 - ay.lead, w0 - ax.lead, ch0, g, g.cols + ax.span, planes, plane);
     // [phase py * 2 + px][tap row e'y]: tap e'x of the phase at Toeplitz offset offset + e'x.
@@ -305,21 +322,15 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
     });
     arch::barrier();
 
-    const int lane = tid % GCONV_WARP_SIZE, warp = tid / GCONV_WARP_SIZE;
-    const u32 b_lane = static_cast<u32>(direct_tc::b_lane_bytes(lane));
-    const u32 a_lane = static_cast<u32>(direct_tc::a_lane_bytes(lane, g.row_stride));
-    const u32 planes_addr = arch::shared_address(planes);
-    const u32 b_addr = arch::shared_address(brows);
-    const int col_pairs = g.cols / 16;
-    const int items = S::TH / 16 * col_pairs * S::OCT;
+    const TcWalk wk = tc_walk<S>(g, planes, brows);
     typename S::T* dst = static_cast<typename S::T*>(const_cast<void*>(p.in));
     auto row_bytes = [&](int r) { return static_cast<u32>(r * g.row_stride * 2); };
 
 #pragma unroll 1
-    for (int item = warp; item < items; item += S::WARPS) {
+    for (int item = wk.warp; item < wk.items; item += S::WARPS) {
         const int o = item % S::OCT;
-        const int cp = (item / S::OCT) % col_pairs;
-        const int rb = item / (S::OCT * col_pairs);
+        const int cp = (item / S::OCT) % wk.col_pairs;
+        const int rb = item / (S::OCT * wk.col_pairs);
         const bool live = ch0 + o * 8 < p.C;
 #pragma unroll 1
         for (int ph = 0; ph < 4; ++ph) {
@@ -328,12 +339,13 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
             zero<S>(acc);
             item_mmas<S, EM>(
                 acc,
-                planes_addr + a_lane +
+                wk.planes + wk.a_lane +
                     static_cast<u32>(((o * 8) * plane +
                                       (rb * 16 + pick(ay.offset, py)) * g.row_stride + cp * 16) *
                                      2),
                 static_cast<u32>(plane * 2),
-                b_addr + b_lane + static_cast<u32>(((o * 8) * 4 + ph) * EM * direct_tc::kBRowBytes),
+                wk.brows + wk.b_lane +
+                    static_cast<u32>(((o * 8) * 4 + ph) * EM * direct_tc::kBRowBytes),
                 static_cast<u32>(4 * EM * direct_tc::kBRowBytes), pick(ay.taps, py), row_bytes);
             if (!live) continue;
             const int a0 = h0 + rb * 16, b0 = w0 + cp * 16;
