@@ -21,18 +21,17 @@ int direct_channel_lanes(const KernelConfig& config);
 int direct_rows(const KernelConfig& config, int warp_size = 32);
 // The filter size of the entry specialised for a problem: K for a depthwise K x K filter
 // (K = 3, 5, 7) with stride 1 and dilation 1 along H and W (bwd_data: stride 1 along D too;
-// bwd_weight: 2D, and direct_weight_strip_fits or the tensor-core entries; the tensor-core forward
+// bwd_weight: 2D, and direct_weight_strip_fits or the tensor-core entries; the tensor-core
 // entries: stride 1 or 2 along both), else 0 (the generic entry).
 int direct_filter(const KernelConfig& config, const Problem& problem);
 // The entry the launch plan runs: `gconv_direct_k<K>` for direct_filter() = K, else the
 // generic kernel_entry_name(). Every direct module holds the entries its config can run.
 std::string direct_entry_name(const KernelConfig& config, const Problem& problem);
 inline constexpr int k_direct_filters[] = {3, 5, 7};
-// `gconv_direct_k<K>`; the tensor-core forward entries for stride 2 along H and W
-// `gconv_direct_k<K>_s2`.
+// `gconv_direct_k<K>`; the tensor-core entries for stride 2 along H and W `gconv_direct_k<K>_s2`.
 std::string direct_filter_entry_name(int filter, int stride = 1);
-// The stride of the K x K entry a problem runs: 2 for a tensor-core forward problem with stride 2
-// along H and W, else 1.
+// The stride of the K x K entry a problem runs: 2 for a tensor-core problem with stride 2 along
+// H and W, else 1.
 int direct_filter_stride(const KernelConfig& config, const Problem& problem);
 // bwd_weight's K x K entries (gconv_direct.h sliding_weight): a pixel lane reduces a strip of
 // k_direct_weight_strip output columns over tile_k / k_direct_weight_strip rows, with
@@ -65,12 +64,13 @@ inline constexpr int k_direct_staged_max_cols = 64;
 inline constexpr int k_direct_staged_register_weights = 72;
 // Two staged tiles and the filter slice: the sm_89 opt-in rounded down, as for direct_mma.
 inline constexpr std::size_t k_direct_staged_max_shared = 96 * 1024;
-// The tensor-core K x K entries (warp tile 16x8x16, kernels/gconv_direct_tc.h): 2D forward and
-// bwd_data, depthwise K x K with stride 1 and dilation 1 along H and W (direct_filter() > 0), on
-// mma.sync with the filter row as a Toeplitz matrix. A block tile is rows = 16 x tile_k output
-// rows x cols = min(tile_m / rows, dW rounded up to 16) output columns x tile_n channels of one
-// image; warps take items of 16 rows x 16 columns x 8 channels in turn. One tile per block: grid x
-// is tiles x channel blocks, the channel block fastest. The device's tc_geometry() is this formula.
+// The tensor-core K x K entries (warp tile 16x8x16, kernels/gconv_direct_tc.h): 2D depthwise
+// K x K, dilation 1, stride 1 or 2 along H and W (direct_filter() > 0), every direction, on
+// mma.sync with the filter row as a Toeplitz matrix. A block tile is rows = 16 x tile_k
+// destination rows x cols = min(tile_m / rows, dW rounded up to 16) columns x tile_n channels of
+// one image (bwd_data with stride 2: positions of the four phases' grid; bwd_weight: of dOut);
+// one tile per block: grid x is tiles x channel blocks, the channel block fastest.
+// direct_tc_geometry() is the formula of kernels/gconv_direct_tc_layout.h the device uses too.
 inline constexpr Triple k_direct_tc_warp_tile{16, 8, 16};
 bool is_direct_tc(const KernelConfig& config);
 using DirectTcGeometry = direct_tc::Geometry<int64_t>;
@@ -90,7 +90,8 @@ inline constexpr int k_direct_row_taps[] = {1, 3, 5, 7};
 // tile_n * Z*Y*X * C/G * 4 bytes for forward and bwd_data; bwd_weight, the block's sums
 // K*K * tile_n * 4 bytes in a K x K entry, none in the generic one; a staged kernel, its filter
 // slice and two tiles of in_rows x in_cols x tile_n elements, each rounded up to 16 bytes; a
-// tensor-core kernel, tile_n planes of in_rows x row_stride elements and the filter rows.
+// tensor-core kernel, its staged planes and filter rows (bwd_weight: dOut and input planes and
+// the sums).
 std::size_t direct_shared_bytes(const KernelConfig& config, const Problem& problem,
                                 int warp_size = 32);
 // Largest filter slice a direct kernel stages (the default per-block limit everywhere).
