@@ -61,7 +61,9 @@ CliArgs make_cli() {
             {"--problems", "KEYS",
              "problem-set registry keys, comma-separated (problems/<key>.json)", ""},
             {"--problems-file", "FILE",
-             "a problem-set file of your own, instead of or besides --problems", ""},
+             "a problem-set file of your own, instead of or besides --problems; give it again "
+             "for more files",
+             "", true},
             {"--output", "FILE", "results CSV (required); overwritten unless --resume", ""},
             {"--config", "FILE", "trait config",
              "configs/forward_bf16.json, bwd_data.json or bwd_weight.json by variant"},
@@ -283,8 +285,8 @@ struct Sweep {
         ProblemRegistry registry;
         if (auto keys = cli.get("--problems"))
             for (const auto& key : parse_key_list(*keys)) sets.push_back(registry.load(key));
-        if (auto file = cli.get("--problems-file"))
-            sets.push_back(ProblemRegistry::load_file(*file));
+        for (const auto& file : cli.get_all("--problems-file"))
+            sets.push_back(ProblemRegistry::load_file(file));
         std::vector<BenchProblem> problems;
         nlohmann::json hashes = nlohmann::json::object();
         for (const auto& set : sets) {

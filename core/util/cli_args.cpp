@@ -32,7 +32,8 @@ void CliArgs::parse(int argc, char** argv) {
             if (!o)
                 throw Error(program_ + ": unknown option " + name + " (see " + program_ +
                             " --help)");
-            if (values_.count(name)) throw Error(program_ + ": " + name + " given twice");
+            if (values_.count(name) && !o->repeatable)
+                throw Error(program_ + ": " + name + " given twice");
             if (o->value.empty()) {
                 if (inline_value) throw Error(program_ + ": " + name + " takes no value");
                 values_[name] = "1";
@@ -44,6 +45,7 @@ void CliArgs::parse(int argc, char** argv) {
                 value = argv[++i];
             }
             values_[name] = value;
+            if (o->repeatable) repeated_[name].push_back(value);
         } else if (arg == "-h") {
             values_["--help"] = "1";
         } else {
@@ -64,6 +66,11 @@ std::optional<int> CliArgs::parse_or_exit(int argc, char** argv, const std::stri
         return 0;
     }
     return std::nullopt;
+}
+
+std::vector<std::string> CliArgs::get_all(const std::string& name) const {
+    auto it = repeated_.find(name);
+    return it == repeated_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::optional<std::string> CliArgs::get(const std::string& name) const {

@@ -54,10 +54,10 @@ private slots:
         const auto r = run({"--help"});
         QCOMPARE(r.code, 0);
         for (const char* flag :
-             {"--variant", "--problems", "--output", "--config", "--arch", "--workers", "--filter",
-              "--max-kernels", "--batch-size", "--kernel-timeout", "--warmup", "--repeat",
-              "--resume", "--build-only", "--all-entries", "--devices", "--progress",
-              "--csv-schema"})
+             {"--variant", "--problems", "--problems-file", "--output", "--config", "--arch",
+              "--workers", "--filter", "--max-kernels", "--batch-size", "--kernel-timeout",
+              "--warmup", "--repeat", "--resume", "--build-only", "--all-entries", "--devices",
+              "--progress", "--csv-schema"})
             QVERIFY2(r.out.contains(flag), flag);
     }
 
@@ -70,6 +70,41 @@ private slots:
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("forward, bwd_data, bwd_weight"), qPrintable(r.err));
         QCOMPARE(run({"--variant", "forward", "--output", "o.csv"}).code, 2);
+    }
+
+    void a_flag_given_twice_is_refused_but_problem_files_add_up() {
+        QStringList twice = sweep_args(dir_.filePath("twice.csv"));
+        twice << "--output" << dir_.filePath("again.csv");
+        const auto refused = run(twice);
+        QCOMPARE(refused.code, 2);
+        QVERIFY2(refused.err.contains("--output given twice"), qPrintable(refused.err));
+
+        auto write_set = [&](const QString& key, int problems) {
+            const QString path = dir_.filePath(key + ".json");
+            QFile f(path);
+            if (!f.open(QIODevice::WriteOnly)) return QString();
+            QString text = "{\"key\": \"" + key + "\", \"direction\": \"forward\", \"problems\": [";
+            for (int i = 0; i < problems; ++i)
+                text += QString("%1{\"N\": 1, \"C\": 16, \"K\": 16, \"G\": 1, \"Hi\": %2, "
+                                "\"Wi\": %2, \"Y\": 3, \"X\": 3, \"pad_h\": 1, \"pad_w\": 1}")
+                            .arg(i ? "," : "")
+                            .arg(8 + i + (key == "second" ? 10 : 0));
+            f.write((text + "]}").toUtf8());
+            return path;
+        };
+        QStringList args = sweep_args(dir_.filePath("files.csv"));
+        const int at = args.indexOf("--problems");
+        args.remove(at, 2);
+        args << "--problems-file" << write_set("first", 2) << "--problems-file"
+             << write_set("second", 1);
+        const auto r = run(args);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(csv_rows(dir_.filePath("files.csv")).size(), 1 + 3 * 3);
+        QFile meta(dir_.filePath("files.csv.meta.json"));
+        QVERIFY(meta.open(QIODevice::ReadOnly));
+        const auto sets =
+            QJsonDocument::fromJson(meta.readAll()).object()["problem_sets"].toObject();
+        QVERIFY(sets.contains("first") && sets.contains("second"));
     }
 
     void unknown_registry_key_lists_the_known_ones() {
