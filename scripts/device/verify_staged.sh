@@ -26,18 +26,14 @@ pool_of() { # direction -> pool file
 for dir in ${GCONV_DIRS:-forward bwd_data}; do
   pool=$(pool_of $dir)
   common=(--variant $dir --arch auto --progress none --kernel-timeout 10)
-  python3 - "$dir" "$work" "${GCONV_EXTRA_PROBLEMS:-}" <<'PY'
+  python3 - "$dir" "$work" <<'PY'
 import json, sys
-d, work, extra = sys.argv[1], sys.argv[2], sys.argv[3]
+d, work = sys.argv[1], sys.argv[2]
 v = json.load(open("scripts/device/staged_problems.json"))
 v["direction"] = d
 json.dump(v, open(f"{work}/staged_problems_{d}.json", "w"))
 b = json.load(open(f"bench/baselines/baseline_{d}_2d.json"))
 b["problems"] = [p for p in b["problems"] if p["C"] == p["G"] and p["K"] == p["G"]]
-# More shapes for the timed runs of one direction (GCONV_EXTRA_PROBLEMS="forward=FILE ...").
-for kv in extra.split():
-    if kv.split("=", 1)[0] == d:
-        b["problems"] += json.load(open(kv.split("=", 1)[1]))["problems"]
 json.dump(b, open(f"{work}/baseline_dw_{d}.json", "w"))
 PY
   t=$(date +%s)
@@ -46,6 +42,8 @@ PY
     --output "$work/verify_$dir.csv" > "$work/verify_$dir.log" 2>&1
   echo "$dir verify: exit $? in $(( $(date +%s) - t )) s"
   b=(--batch-size 100 --warmup 3 --repeat 20 --baseline cudnn --ceilings --problems-file "$work/baseline_dw_$dir.json")
+  # More shapes for the timed runs of one direction (GCONV_EXTRA_PROBLEMS="forward=FILE ...").
+  for kv in ${GCONV_EXTRA_PROBLEMS:-}; do [ "${kv%%=*}" = "$dir" ] && b+=(--problems-file "${kv#*=}"); done
   t=$(date +%s)
   $bench "${common[@]}" "${b[@]}" --config $pool --output "$work/base_${dir}_staged.csv" > "$work/base_${dir}_staged.log" 2>&1
   echo "$dir baseline staged: exit $? in $(( $(date +%s) - t )) s"
