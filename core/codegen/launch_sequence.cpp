@@ -131,4 +131,26 @@ void note_entries(const KernelConfig& c, const Problem& p, ModuleEntries& entrie
     }
 }
 
+ConvParams step_params(const LaunchSequence& sequence, const KernelStep& step,
+                       const StepTensors& tensors) {
+    ConvParams params = sequence.params;
+    if (step.dout_as_input) {
+        params.in = tensors.out;
+        params.wei = step.stored_filter ? tensors.wei : tensors.workspace;
+        params.out = const_cast<void*>(tensors.in);
+    } else {
+        params.in = tensors.in;
+        params.wei = tensors.wei;
+        params.out = tensors.out;
+    }
+    return params;
+}
+
+StepGrid step_grid(const KernelStep& step, unsigned multiprocessors) {
+    if (!step.persistent) return {step.grid_x, step.grid_y, step.grid_z};
+    const unsigned long long blocks =
+        static_cast<unsigned long long>(step.grid_x) * step.grid_y * step.grid_z;
+    return {static_cast<unsigned>(std::min<unsigned long long>(blocks, multiprocessors)), 1, 1};
+}
+
 } // namespace gconv

@@ -79,6 +79,25 @@ std::string main_entry_name(const KernelConfig& config, const Problem& problem);
 // worker that supports more than the host thought still finds its entry).
 void note_entries(const KernelConfig& config, const Problem& problem, ModuleEntries& entries);
 
+// The tensors of one run in their ConvParams slots, and its workspace.
+struct StepTensors {
+    const void* in = nullptr;
+    const void* wei = nullptr;
+    void* out = nullptr;
+    void* workspace = nullptr;
+};
+// The ConvParams argument of `step`: the sequence's params on the tensors in their slots, or on
+// bwd_data's view (dOut as the input, dIn as the output, the workspace or with stored_filter the
+// stored filter as the weight).
+ConvParams step_params(const LaunchSequence& sequence, const KernelStep& step,
+                       const StepTensors& tensors);
+// The blocks `step` launches: its grid, or for a persistent step min(grid blocks,
+// multiprocessors) x 1 x 1.
+struct StepGrid {
+    unsigned x = 1, y = 1, z = 1;
+};
+StepGrid step_grid(const KernelStep& step, unsigned multiprocessors);
+
 // Threads per block and block cap of the bwd_weight convert kernel (grid-stride loop).
 inline constexpr unsigned k_finish_threads = 256;
 inline constexpr unsigned k_finish_max_blocks = 4096;

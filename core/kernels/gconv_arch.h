@@ -16,6 +16,15 @@
 #define GCONV_DEVICE __device__ __forceinline__
 #define GCONV_ALIGN(n) __attribute__((aligned(n)))
 
+// The block's dynamic shared memory (GCONV_EMU: the CPU emulator's, core/emu/device/).
+#if defined(GCONV_EMU)
+#define gconv_dynamic_smem (::gconv_emu::dynamic_shared())
+#else
+namespace gconv {
+extern __shared__ GCONV_ALIGN(16) u8 gconv_dynamic_smem[];
+} // namespace gconv
+#endif
+
 // Launch bounds: `threads` per block, at least `blocks` resident per multiprocessor / CU.
 // HIP's second __launch_bounds__ argument counts waves per execution unit (4 SIMDs per CU),
 // not blocks, so the AMD form converts.
@@ -60,7 +69,9 @@ GCONV_DEVICE float bits_float(u32 u) {
 
 // fp16 <-> fp32 with round-to-nearest-even.
 GCONV_DEVICE u16 float_to_half_bits(float f) {
-#if defined(GCONV_NV)
+#if defined(GCONV_EMU)
+    return gconv_emu::float_to_half(f);
+#elif defined(GCONV_NV)
     u16 h;
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
     return h;
@@ -69,7 +80,9 @@ GCONV_DEVICE u16 float_to_half_bits(float f) {
 #endif
 }
 GCONV_DEVICE float half_bits_to_float(u16 h) {
-#if defined(GCONV_NV)
+#if defined(GCONV_EMU)
+    return gconv_emu::half_to_float(h);
+#elif defined(GCONV_NV)
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
     return f;
@@ -94,7 +107,11 @@ GCONV_DEVICE u16 float_to_bf16_bits(float f) {
 #endif
 }
 
-#if defined(GCONV_NV)
+#if defined(GCONV_EMU)
+GCONV_DEVICE u32 shared_address(const void* p) {
+    return gconv_emu::shared_offset(p);
+}
+#elif defined(GCONV_NV)
 GCONV_DEVICE u32 shared_address(const void* p) {
     u32 a;
     asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
@@ -107,7 +124,12 @@ GCONV_DEVICE u32 shared_address(const void* p) {
 // and AMD (gfx90a has no general async LDS copy) fall back to a plain load + store, which
 // is complete by the time the following barrier is passed.
 template <int BYTES> GCONV_DEVICE void copy_async(void* smem, const void* gmem, bool valid) {
-#if defined(GCONV_NV)
+#if defined(GCONV_EMU)
+    if constexpr (BYTES >= 4) {
+        gconv_emu::copy_async<BYTES>(smem, gmem, valid);
+        return;
+    }
+#elif defined(GCONV_NV)
     if constexpr (BYTES == 16) {
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(smem)),
                      "l"(gmem), "r"(valid ? 16 : 0));
@@ -122,18 +144,38 @@ template <int BYTES> GCONV_DEVICE void copy_async(void* smem, const void* gmem, 
     *static_cast<Raw<BYTES>*>(smem) = r;
 }
 GCONV_DEVICE void async_commit() {
-#if defined(GCONV_NV)
+#if defined(GCONV_EMU)
+    gconv_emu::async_commit();
+#elif defined(GCONV_NV)
     asm volatile("cp.async.commit_group;\n" ::);
 #endif
 }
 // Waits until at most N committed copy groups of this thread are still in flight.
 template <int N> GCONV_DEVICE void async_wait() {
-#if defined(GCONV_NV)
+#if defined(GCONV_EMU)
+    gconv_emu::async_wait(N);
+#elif defined(GCONV_NV)
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 #endif
 }
 
-#if defined(GCONV_NV)
+#if defined(GCONV_EMU)
+GCONV_DEVICE void ldmatrix_x4(u32 (&r)[4], const void* row) {
+    gconv_emu::ldmatrix<4, false>(r, shared_address(row));
+}
+GCONV_DEVICE void ldmatrix_x2(u32 (&r)[2], const void* row) {
+    gconv_emu::ldmatrix<2, false>(r, shared_address(row));
+}
+GCONV_DEVICE void ldmatrix_x4_trans(u32 (&r)[4], const void* row) {
+    gconv_emu::ldmatrix<4, true>(r, shared_address(row));
+}
+GCONV_DEVICE void ldmatrix_x2_trans(u32 (&r)[2], const void* row) {
+    gconv_emu::ldmatrix<2, true>(r, shared_address(row));
+}
+template <bool IS_HALF> GCONV_DEVICE void mma_16816(float* d, const u32 (&a)[4], const u32* b) {
+    gconv_emu::mma_16816<IS_HALF>(d, a, b);
+}
+#elif defined(GCONV_NV)
 // ldmatrix: four (or two) 8x8 b16 matrices; each lane passes one row address.
 GCONV_DEVICE void ldmatrix_x4(u32 (&r)[4], const void* row) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
@@ -195,7 +237,9 @@ GCONV_DEVICE void mfma_16x16x16(float* d, const u32 (&a)[2], const u32 (&b)[2]) 
 
 // fp32 add to global memory without a return value (split-K accumulation).
 GCONV_DEVICE void atomic_add(float* dst, float v) {
-#if defined(GCONV_NV)
+#if defined(GCONV_EMU)
+    gconv_emu::atomic_add(dst, v);
+#elif defined(GCONV_NV)
     asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(dst), "f"(v) : "memory");
 #else
     atomicAdd(dst, v);

@@ -37,8 +37,6 @@
 
 namespace gconv {
 
-extern __shared__ GCONV_ALIGN(16) u8 gconv_dynamic_smem[];
-
 namespace direct {
 
 // Pipeline::Direct in config/enums.h (after the GEMM pipelines of gconv_gemm.h).

@@ -35,8 +35,6 @@
 
 namespace gconv {
 
-extern __shared__ GCONV_ALIGN(16) u8 gconv_dynamic_smem[];
-
 namespace direct_mma {
 
 using namespace mma;

@@ -22,8 +22,6 @@
 
 namespace gconv {
 
-extern __shared__ GCONV_ALIGN(16) u8 gconv_dynamic_smem[];
-
 namespace gemm {
 
 // Codes emitted by the generator, in the order of config/enums.h.

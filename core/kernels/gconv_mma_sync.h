@@ -11,6 +11,42 @@
 namespace gconv {
 namespace mma {
 
+// A compile-time int as a value (the lambdas' immediate offsets and checks).
+template <int N> struct IntConst { static constexpr int value = N; };
+
+#if defined(GCONV_EMU)
+GCONV_DEVICE void ldsm_x4(u32 (&r)[4], u32 addr) {
+    gconv_emu::ldmatrix<4, false>(r, addr);
+}
+GCONV_DEVICE void ldsm_x2(u32 (&r)[2], u32 addr) {
+    gconv_emu::ldmatrix<2, false>(r, addr);
+}
+GCONV_DEVICE void ldsm_x4_trans(u32 (&r)[4], u32 addr) {
+    gconv_emu::ldmatrix<4, true>(r, addr);
+}
+GCONV_DEVICE void ldsm_x2_trans(u32 (&r)[2], u32 addr) {
+    gconv_emu::ldmatrix<2, true>(r, addr);
+}
+template <int OFF> GCONV_DEVICE void ldsm_x4_at(u32 (&r)[4], u32 addr) {
+    gconv_emu::ldmatrix<4, false>(r, addr + OFF);
+}
+template <int OFF> GCONV_DEVICE void ldsm_x2_at(u32 (&r)[2], u32 addr) {
+    gconv_emu::ldmatrix<2, false>(r, addr + OFF);
+}
+template <int OFF> GCONV_DEVICE u32 lds_u32(u32 addr) {
+    return gconv_emu::load_u32(gconv_emu::shared_at(addr + OFF, 4, 4, "ld.shared.u32"));
+}
+template <bool IS_HALF> GCONV_DEVICE u32 pack2(float lo, float hi) {
+    if constexpr (IS_HALF)
+        return gconv_emu::float_to_half(lo) | static_cast<u32>(gconv_emu::float_to_half(hi)) << 16;
+    else
+        return gconv_emu::float_to_bf16(lo) | static_cast<u32>(gconv_emu::float_to_bf16(hi)) << 16;
+}
+GCONV_DEVICE u32 prmt(u32 a, u32 b, u32 selector) {
+    return gconv_emu::permute(a, b, selector);
+}
+#else
+
 // ldmatrix on 32-bit shared-window addresses (the k loop adds byte offsets to them, no generic
 // pointer conversions per step).
 GCONV_DEVICE void ldsm_x4(u32 (&r)[4], u32 addr) {
@@ -50,8 +86,6 @@ template <int OFF> GCONV_DEVICE u32 lds_u32(u32 addr) {
     asm volatile("ld.shared.u32 %0, [%1+%2];\n" : "=r"(v) : "r"(addr), "n"(OFF));
     return v;
 }
-// A compile-time int as a value (the lambdas' immediate offsets and checks).
-template <int N> struct IntConst { static constexpr int value = N; };
 // Two fp32 values to one 32-bit pair of bf16 / fp16 (lo in the low half), round to nearest even.
 template <bool IS_HALF> GCONV_DEVICE u32 pack2(float lo, float hi) {
     u32 d;
@@ -67,6 +101,7 @@ GCONV_DEVICE u32 prmt(u32 a, u32 b, u32 selector) {
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
     return d;
 }
+#endif
 
 } // namespace mma
 } // namespace gconv

@@ -52,14 +52,7 @@ const WgmmaMaps& KernelLaunch::maps_for(const ConvParams& params) {
 }
 
 void KernelLaunch::run(const LaunchTensors& tensors, void* workspace, hipStream_t stream) {
-    ConvParams slots = sequence_.params;
-    slots.in = tensors.in;
-    slots.wei = tensors.wei;
-    slots.out = tensors.out;
-    ConvParams view = slots; // bwd_data as the forward kernel of its view
-    view.in = tensors.out;
-    view.wei = workspace;
-    view.out = tensors.in;
+    const StepTensors slots{tensors.in, tensors.wei, tensors.out, workspace};
     for (const LaunchStep& step : sequence_.steps) {
         if (step.kind == LaunchStep::Kind::Memset) {
             void* base = nullptr;
@@ -81,21 +74,14 @@ void KernelLaunch::run(const LaunchTensors& tensors, void* workspace, hipStream_
             continue;
         }
         const KernelStep& k = step.kernel;
-        ConvParams params = k.dout_as_input ? view : slots;
-        if (k.stored_filter) params.wei = tensors.wei;
+        const ConvParams params = step_params(sequence_, k, slots);
         gpu::KernelArgs args;
         args.add(params);
         if (k.workspace_arg) args.add(workspace);
         if (k.wgmma_maps) args.add(maps_for(params));
         gpu::LaunchConfig config;
-        config.grid = {k.grid_x, k.grid_y, k.grid_z};
-        if (k.persistent) {
-            const unsigned long long tiles =
-                static_cast<unsigned long long>(k.grid_x) * k.grid_y * k.grid_z;
-            config.grid = {
-                static_cast<unsigned>(std::min<unsigned long long>(tiles, multiprocessors())), 1,
-                1};
-        }
+        const StepGrid grid = step_grid(k, k.persistent ? multiprocessors() : 0);
+        config.grid = {grid.x, grid.y, grid.z};
         config.block = {k.block_threads, 1, 1};
         config.dynamic_shared_bytes = static_cast<unsigned>(k.shared_bytes);
         config.stream = stream;

@@ -1,0 +1,156 @@
+// The shipped kernel pools run on the CPU emulator (core/emu/): from every pool the emulator can
+// run (all but wgmma), kernels spread over its enumeration order, each on problems of its
+// direction's test_validation set it supports, over the launch sequence a worker runs, in both
+// thread orders, verified against the host convolution with the worker's tolerance. What a GPU
+// would verify, without one: wrong indexing, unwritten outputs (NaN poison), races on shared
+// memory, cp.async read early, shared memory past the launch's, misaligned shared accesses.
+// GCONV_EMU_KERNELS_PER_POOL=N takes N kernels per pool (default 2; "all" for every one).
+#include "codegen/launch_sequence.h"
+#include "config/arch_spec.h"
+#include "config/enumerate.h"
+#include "config/kernel_name.h"
+#include "config/trait_config.h"
+#include "emu/emulated_check.h"
+#include "problem/problem_set.h"
+#include "test_paths.h"
+
+#include <QtTest>
+
+#include <algorithm>
+
+using namespace gconv;
+
+namespace {
+
+// Every n-th of `count` items, `want` of them (all when want >= count).
+std::vector<std::size_t> spread(std::size_t count, std::size_t want) {
+    std::vector<std::size_t> picked;
+    if (count == 0 || want == 0) return picked;
+    if (want >= count) {
+        for (std::size_t i = 0; i < count; ++i) picked.push_back(i);
+        return picked;
+    }
+    for (std::size_t i = 0; i < want; ++i) picked.push_back(i * count / want);
+    return picked;
+}
+
+std::size_t kernels_per_pool() {
+    const QByteArray env = qgetenv("GCONV_EMU_KERNELS_PER_POOL");
+    if (env == "all") return std::size_t(-1);
+    bool ok = false;
+    const int n = env.toInt(&ok);
+    return ok && n > 0 ? std::size_t(n) : 2;
+}
+
+// The problems `c` runs on, through steps the emulator runs (wgmma's are not emulated).
+std::vector<Problem> supported(const KernelConfig& c, const std::vector<Problem>& problems) {
+    std::vector<Problem> out;
+    for (const Problem& p : problems) {
+        try {
+            const LaunchSequence seq = plan_sequence(c, p, 32, emu::k_emulated_shared_optin);
+            if (std::none_of(seq.steps.begin(), seq.steps.end(),
+                             [](const LaunchStep& s) { return s.kernel.wgmma_maps; }))
+                out.push_back(p);
+        } catch (const std::invalid_argument&) {
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+class TestEmulatedKernels : public QObject {
+    Q_OBJECT
+
+private slots:
+    void pool_kernels_compute_the_convolution_data() {
+        QTest::addColumn<QString>("config");
+        QTest::addColumn<QString>("problems");
+        QTest::addColumn<int>("max_problems");
+        const char* pools[][2] = {
+            {"configs/forward_bf16.json", "forward_2d"},
+            {"configs/forward_fp16.json", "forward_2d"},
+            {"configs/forward_fp32.json", "forward_2d"},
+            {"configs/forward_bf16_3d.json", "forward_3d"},
+            {"configs/forward_direct.json", "forward_2d"},
+            {"configs/forward_direct_staged.json", "forward_2d"},
+            {"configs/forward_bf16_direct_mma.json", "forward_2d"},
+            {"configs/forward_bf16_3d_direct_mma.json", "forward_3d"},
+            {"bench/configs/forward_direct_tc_explore.json", "forward_2d"},
+            {"configs/bwd_data.json", "bwd_data_2d"},
+            {"configs/bwd_data_fp16.json", "bwd_data_2d"},
+            {"configs/bwd_data_fp32.json", "bwd_data_2d"},
+            {"configs/bwd_data_3d.json", "bwd_data_3d"},
+            {"configs/bwd_data_direct.json", "bwd_data_2d"},
+            {"configs/bwd_data_direct_staged.json", "bwd_data_2d"},
+            {"configs/bwd_data_direct_mma.json", "bwd_data_2d"},
+            {"configs/bwd_data_3d_direct_mma.json", "bwd_data_3d"},
+            {"bench/configs/bwd_data_direct_tc_explore.json", "bwd_data_2d"},
+            {"configs/bwd_weight.json", "bwd_weight_2d"},
+            {"configs/bwd_weight_fp16.json", "bwd_weight_2d"},
+            {"configs/bwd_weight_fp32.json", "bwd_weight_2d"},
+            {"configs/bwd_weight_3d.json", "bwd_weight_3d"},
+            {"configs/bwd_weight_direct.json", "bwd_weight_2d"},
+            {"configs/bwd_weight_direct_mma.json", "bwd_weight_2d"},
+            {"configs/bwd_weight_3d_direct_mma.json", "bwd_weight_3d"},
+            {"bench/configs/bwd_weight_direct_tc_explore.json", "bwd_weight_2d"},
+        };
+        for (const auto& pool : pools)
+            QTest::newRow(pool[0]) << QString(pool[0])
+                                   << QString("problems/%1_test_validation.json").arg(pool[1]) << 8;
+    }
+    void pool_kernels_compute_the_convolution() {
+        QFETCH(QString, config);
+        QFETCH(QString, problems);
+        QFETCH(int, max_problems);
+        const ArchSpecs& specs = default_arch_specs();
+        const KernelPool pool = enumerate_pool(
+            load_trait_config(test::source_path(config).toStdString()), specs.get("sm_90"), specs);
+        const std::vector<Problem> set =
+            load_problem_set(test::source_path(problems).toStdString()).problems;
+
+        // The kernels that run on the set (a pool can hold 3D kernels beside 2D ones).
+        std::vector<std::pair<KernelConfig, std::vector<Problem>>> runnable;
+        for (const KernelConfig& c : pool.kernels)
+            if (auto ps = supported(c, set); !ps.empty()) runnable.emplace_back(c, ps);
+        QVERIFY2(!runnable.empty(), "no kernel of the pool runs on the set");
+
+        const std::filesystem::path work =
+            test::binary_path(QStringLiteral("emu-modules")).toStdString();
+        QStringList failures;
+        int cells = 0;
+        for (const std::size_t k : spread(runnable.size(), kernels_per_pool())) {
+            const auto& [kernel, all] = runnable[k];
+            const QString name = QString::fromStdString(kernel_name(kernel));
+            std::vector<Problem> problems_run;
+            for (const std::size_t i : spread(all.size(), std::size_t(max_problems)))
+                problems_run.push_back(all[i]);
+            try {
+                const emu::KernelEmulator emulator(kernel, problems_run, work);
+                for (const Problem& p : problems_run) {
+                    const emu::EmulatedCheck r = emulator.check(p, 11);
+                    ++cells;
+                    if (!r.passed())
+                        failures << QStringLiteral("%1 on %2 (%3): max_rel_err %4 / %5, NaN %6 / "
+                                                   "%7, off %8 / %9 (ascending / descending)")
+                                        .arg(name, QString::fromStdString(p.key()),
+                                             QString::fromStdString(r.entry))
+                                        .arg(r.ascending.max_rel_err)
+                                        .arg(r.descending.max_rel_err)
+                                        .arg(r.ascending.nan_count)
+                                        .arg(r.descending.nan_count)
+                                        .arg(r.ascending.mismatches)
+                                        .arg(r.descending.mismatches);
+                }
+            } catch (const std::exception& e) {
+                failures << name + ": " + QString::fromUtf8(e.what()).left(2000);
+            }
+        }
+        qInfo().noquote() << config << ":" << cells << "cells";
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));
+        QVERIFY(cells > 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestEmulatedKernels)
+#include "tst_emulated_kernels.moc"
