@@ -35,6 +35,7 @@ std::string generate_direct_mma_source(const KernelConfig& c, const ModuleEntrie
     field("kCpg", c.tile_k);
     field("kWarpTileM", c.warp_tile_m);
     field("kWarps", warps);
+    field("kKSplit", weight ? 1 : c.wave_k);
     field("kDoubleBuffer", c.double_smem_buffer ? 1 : 0);
     field("kViewFilter", view ? 1 : 0);
     if (weight) {

@@ -124,7 +124,11 @@ std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
     const int64_t tile_pixels = g.tile_w * g.tile_h, frags = std::max(1, c.warp_tile_m / 16);
     const int64_t rows = ceil_div(ceil_div(tile_pixels, 16), frags) * frags * 16;
     const int64_t table = (ring ? 3 : 1) * g.reduction / 8 * 4 + 2 * rows * 4;
-    return static_cast<std::size_t>(halo + filter + table);
+    // wave_k 2: per pair of warps, the second warp's fp32 sums (32 lanes x fragments x 4).
+    const int64_t sums =
+        c.wave_k == 2 ? int64_t{c.wave_m} * 32 * frags * (direct_mma_unit_channels(c) / 8) * 4 * 4
+                      : 0;
+    return static_cast<std::size_t>(halo + filter + table + sums);
 }
 
 namespace detail {

@@ -69,10 +69,11 @@ public:
         if (c_.pipeline == Pipeline::DirectMma) {
             // Tensor-core direct convolution: its own tile meaning (pixels x channels x C/G).
             // Its warps take items in turn, so any power-of-two count along m is a layout
-            // (thread_count caps the block); other layouts are the architecture's.
+            // (thread_count caps the block), doubled by wave_k 2 (pairs splitting an item's
+            // taps, direct_mma() checks); other layouts are the architecture's.
             pipeline_hardware();
-            const bool warps_in_turn = c_.wave_n == 1 && c_.wave_k == 1 && c_.wave_m > 0 &&
-                                       (c_.wave_m & (c_.wave_m - 1)) == 0;
+            const bool warps_in_turn = c_.wave_n == 1 && (c_.wave_k == 1 || c_.wave_k == 2) &&
+                                       c_.wave_m > 0 && (c_.wave_m & (c_.wave_m - 1)) == 0;
             if (!warps_in_turn) wave_layout();
             thread_count();
             blocks_per_cu();
@@ -382,9 +383,12 @@ private:
                                         ": bwd_weight direct_mma has wave_m warps over (unit, "
                                         "fragment) pairs x wave_n warps over the tile's pixels");
         else
-            cull_if(c_.wave_n != 1 || c_.wave_k != 1,
+            cull_if(c_.wave_n != 1 || (c_.wave_k != 1 && c_.wave_k != 2) ||
+                        (c_.wave_k == 2 && c_.wave_m > 8),
                     "wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k) +
-                        ": direct_mma warps take items in turn; count them in wave_m");
+                        ": direct_mma warps take items in turn (count them in wave_m); wave_k 2 "
+                        "splits each item's taps between two warps, a named barrier per pair "
+                        "(wave_m at most 8)");
         cull_if(c_.scheduler != Scheduler::Intrawave, "scheduler " +
                                                           std::string(to_string(c_.scheduler)) +
                                                           ": direct_mma warps run on their own");

@@ -43,6 +43,18 @@ GCONV_DEVICE void barrier() {
     __syncthreads();
 }
 
+#if defined(GCONV_NV)
+// Barrier `id` (1 to 15; 0 is the block's) over THREADS threads of the block, whole warps: the
+// warps that share a piece of work meet without stopping the others.
+template <int THREADS> GCONV_DEVICE void named_barrier(int id) {
+#if defined(GCONV_EMU)
+    gconv_emu::named_barrier(id, THREADS);
+#else
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
+#endif
+}
+#endif
+
 // Stops the kernel with an error the launch reports (an entry that must never run).
 GCONV_DEVICE void trap() {
 #if defined(GCONV_NV)

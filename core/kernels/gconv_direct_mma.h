@@ -55,6 +55,11 @@ template <class Cfg> struct Shape {
     static constexpr int NF = UC / 8;                 // n8 fragments per unit
     static constexpr int TM = Cfg::kTileM;
     static constexpr int THREADS = Cfg::kWarps * GCONV_WARP_SIZE;
+    // wave_k 2: the warps form two halves, warp w and w + TEAM share an item, each reducing
+    // half of its k16 steps; the second half's sums reach the first through shared memory.
+    static constexpr int KSPLIT = Cfg::kKSplit;
+    static constexpr int TEAM = Cfg::kWarps / KSPLIT;
+    static constexpr int ACC = MF * NF * 4; // fp32 sums per lane and item
     static constexpr bool IS_HALF = Cfg::kDType == 1;
     static constexpr bool D3 = Cfg::kNdim == 3;
     // bwd_data's view: p.wei is the stored filter, read rotated and transposed (stage_tables).
@@ -63,6 +68,8 @@ template <class Cfg> struct Shape {
     static_assert(CPG == 1 || CPG == 2 || CPG == 4 || CPG % 8 == 0, "C/G: 1, 2, 4 or 8k");
     static_assert(CB % UC == 0 && CB >= UC, "tile_n must hold whole units");
     static_assert(MF >= 1 && MF <= 4 && MF * 16 == Cfg::kWarpTileM, "warp_tile_m 16, 32, 64");
+    static_assert(KSPLIT == 1 || (KSPLIT == 2 && TEAM * 2 == Cfg::kWarps && TEAM <= 15),
+                  "wave_k 1, or 2 with a named barrier per pair of warps");
 };
 
 // Per-problem geometry; codegen/launch_plan_direct_mma.cpp computes the same formulas.
@@ -366,12 +373,18 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Phase& ph, const Geome
 template <class Cfg>
 GCONV_DEVICE void compute_tile(const ConvParams& p, const Phase& ph, const Geometry& g,
                                const typename Shape<Cfg>::T* halo, const typename Shape<Cfg>::T* ws,
-                               const int* koff, const int* pix, const int* rc, int tile, int ch0,
-                               int units) {
+                               const int* koff, const int* pix, const int* rc, float* red, int tile,
+                               int ch0, int units) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
     const int lane = static_cast<int>(threadIdx.x) % GCONV_WARP_SIZE;
-    const int warp = static_cast<int>(threadIdx.x) / GCONV_WARP_SIZE;
+    const int warp_id = static_cast<int>(threadIdx.x) / GCONV_WARP_SIZE;
+    // The warp's place in its half (its items) and which half of the steps it reduces.
+    const int warp = S::KSPLIT == 1 ? warp_id : warp_id % S::TEAM;
+    const int kpart = S::KSPLIT == 1 ? 0 : warp_id / S::TEAM;
+    const int half_steps = (g.steps + 1) / 2;
+    const int s_begin = kpart == 0 ? 0 : half_steps;
+    const int s_end = S::KSPLIT == 1 || kpart == 1 ? g.steps : half_steps;
     const TileCoord t = tile_coord<S>(p, g, tile);
     const int oh0 = t.oh0, ow0 = t.ow0;
     // Output pixel of tile row 0, column 0, and the steps of a row and a column (NDHW order).
@@ -381,9 +394,9 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Phase& ph, const Geome
     T* out = static_cast<T*>(p.out);
     const u32 hbase = arch::shared_address(halo), wbase = arch::shared_address(ws);
     const int items = g.m_items * units;
-    // Items in the order (m item, unit); this warp starts at item `warp` and steps by kWarps.
+    // Items in the order (m item, unit); this warp starts at item `warp` and steps by TEAM.
     int mi = warp / units, u = warp - (warp / units) * units;
-    for (int item = warp; item < items; item += Cfg::kWarps) {
+    for (int item = warp; item < items; item += S::TEAM) {
         u32 abase[S::MF]; // shared byte address of this lane's A row, tap 0
 #pragma unroll
         for (int f = 0; f < S::MF; ++f)
@@ -404,7 +417,8 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Phase& ph, const Geome
                                        ((lane >> 3) & 1) * 8);
         // Running shared addresses of step s: this lane's reduction half in koff (two ints per
         // step) and its filter rows (16 elements per step); step s + 1 is an immediate offset.
-        u32 ka = arch::shared_address(koff) + 4 * (lane >> 4), wa = wrow, wl = wlast;
+        u32 ka = arch::shared_address(koff) + 4 * (lane >> 4) + 8 * s_begin;
+        u32 wa = wrow + 32 * s_begin, wl = wlast + 32 * s_begin;
         auto fetch = [&](auto next, u32(&a)[S::MF][4], u32(&b)[S::NF][2]) {
             constexpr int P = decltype(next)::value;
             const u32 ko = lds_u32<8 * P>(ka);
@@ -430,20 +444,38 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Phase& ph, const Geome
         };
         // Steps in pairs, the fragments of the next step fetched before this step's MMAs.
         u32 a0[S::MF][4], b0[S::NF][2], a1[S::MF][4], b1[S::NF][2];
-        fetch(IntConst<0>{}, a0, b0);
-        int s = 0;
-        for (; s + 2 <= g.steps; s += 2) {
-            fetch(IntConst<1>{}, a1, b1);
-            multiply(a0, b0);
-            ka += 16, wa += 64, wl += 64;
-            if (s + 2 < g.steps) fetch(IntConst<0>{}, a0, b0);
-            multiply(a1, b1);
+        if (S::KSPLIT == 1 || s_begin < s_end) {
+            fetch(IntConst<0>{}, a0, b0);
+            int s = s_begin;
+            for (; s + 2 <= s_end; s += 2) {
+                fetch(IntConst<1>{}, a1, b1);
+                multiply(a0, b0);
+                ka += 16, wa += 64, wl += 64;
+                if (s + 2 < s_end) fetch(IntConst<0>{}, a0, b0);
+                multiply(a1, b1);
+            }
+            if (s < s_end) multiply(a0, b0);
         }
-        if (s < g.steps) multiply(a0, b0);
-
-            // C fragment: rows lane / 4 and + 8, channels 2 * (lane % 4) + {0, 1} of each n8.
+        if constexpr (S::KSPLIT == 2) {
+            // The second half hands its sums over (lane-fastest: conflict-free), the first adds
+            // them; the pair meets again before the next item overwrites the slots.
+            float* slots = red + warp * S::ACC * GCONV_WARP_SIZE + lane;
+            float* flat = &acc[0][0][0];
+            if (kpart == 1) {
 #pragma unroll
-        for (int f = 0; f < S::MF; ++f) {
+                for (int e = 0; e < S::ACC; ++e) slots[e * GCONV_WARP_SIZE] = flat[e];
+            }
+            arch::named_barrier<2 * GCONV_WARP_SIZE>(1 + warp);
+            if (kpart == 0) {
+#pragma unroll
+                for (int e = 0; e < S::ACC; ++e) flat[e] += slots[e * GCONV_WARP_SIZE];
+            }
+            arch::named_barrier<2 * GCONV_WARP_SIZE>(1 + warp);
+        }
+
+        // C fragment: rows lane / 4 and + 8, channels 2 * (lane % 4) + {0, 1} of each n8.
+#pragma unroll
+        for (int f = 0; f < S::MF && kpart == 0; ++f) {
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
                 const int packed = rc[(mi * S::MF + f) * 16 + lane / 4 + half * 8];
@@ -457,7 +489,7 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Phase& ph, const Geome
                         pack2<S::IS_HALF>(acc[f][j][half * 2], acc[f][j][half * 2 + 1]);
             }
         }
-        u += Cfg::kWarps;
+        u += S::TEAM;
         while (u >= units) u -= units, ++mi;
     }
 }
@@ -483,6 +515,7 @@ GCONV_DEVICE void run(const ConvParams& p, const Phase& ph, int block, int block
     int* koff = reinterpret_cast<int*>(ws + S::CB * g.wstride);
     int* pix = koff + g.kr / 8;
     int* rc = pix + g.m_items * S::MF * 16;
+    float* red = reinterpret_cast<float*>(rc + g.m_items * S::MF * 16);
 
     int tile = block;
     const int stride = blocks;
@@ -500,7 +533,7 @@ GCONV_DEVICE void run(const ConvParams& p, const Phase& ph, int block, int block
             arch::async_wait<0>();
         }
         arch::barrier();
-        compute_tile<Cfg>(p, ph, g, cur, ws, koff, pix, rc, tile, ch0, units);
+        compute_tile<Cfg>(p, ph, g, cur, ws, koff, pix, rc, red, tile, ch0, units);
         arch::barrier(); // every warp is done with `cur` before a copy overwrites it
         if constexpr (!DSB) {
             if (tile + stride < tiles) load_halo<S>(p, g, halo0, tile + stride, ch0, present);
@@ -580,6 +613,7 @@ GCONV_DEVICE void run_planes(const ConvParams& p, const Phase& ph, int block, in
     int* rc = pix + rows;
     int* kin = rc + rows;   // in-plane byte offset of each reduction half
     int* kz = kin + halves; // its tap's plane in the halo (tz * dilation_d)
+    float* red = reinterpret_cast<float*>(kz + halves);
     const int tid = static_cast<int>(threadIdx.x);
 
     stage_tables<S>(p, ph, g, ws, koff, pix, rc, ch0, present);
@@ -600,7 +634,7 @@ GCONV_DEVICE void run_planes(const ConvParams& p, const Phase& ph, int block, in
             for (int h = tid; h < halves; h += S::THREADS)
                 koff[h] = kin[h] + c.slot_bytes(od, kz[h]);
             arch::barrier();
-            compute_tile<Cfg>(p, ph, g, halo, ws, koff, pix, rc, c.tile(od), ch0, units);
+            compute_tile<Cfg>(p, ph, g, halo, ws, koff, pix, rc, red, c.tile(od), ch0, units);
             arch::barrier(); // every warp is done with these planes and offsets
         }
     }

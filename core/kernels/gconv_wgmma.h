@@ -114,9 +114,6 @@ template <int THREADS> GCONV_DEVICE void consumer_barrier() {
     asm volatile("bar.sync 1, %0;\n" ::"n"(THREADS) : "memory");
 }
 // Named barrier `id` (1 + warpgroup: one per ping-pong consumer) of THREADS threads.
-template <int THREADS> GCONV_DEVICE void named_barrier(int id) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
-}
 template <int THREADS> GCONV_DEVICE void named_arrive(int id) {
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
 }
@@ -505,7 +502,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 // it has waited on every K tile of its tile): a warpgroup that jumped over the
                 // other's K tiles would otherwise wait on a stage's phase parity while that stage
                 // is still one fill behind, and pass at once.
-                if (turn > 1) named_barrier<2 * S::CTHREADS>(3 + wg);
+                if (turn > 1) arch::named_barrier<2 * S::CTHREADS>(3 + wg);
             }
             float acc[S::ACC];
 #pragma unroll
@@ -566,7 +563,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 OutT* sc =
                     reinterpret_cast<OutT*>(tiles + S::WG_RING + (PP ? wg * S::C_TILE_BYTES : 0));
                 if constexpr (PP) {
-                    named_barrier<S::CTHREADS>(1 + wg);
+                    arch::named_barrier<S::CTHREADS>(1 + wg);
                 } else {
                     consumer_barrier<S::CTHREADS>();
                 }
@@ -581,7 +578,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     gemm::copy_run<S::RUN>(sc + row * S::LDC + col, v);
                 }
                 if constexpr (PP)
-                    named_barrier<S::CTHREADS>(1 + wg);
+                    arch::named_barrier<S::CTHREADS>(1 + wg);
                 else
                     consumer_barrier<S::CTHREADS>();
                 store_c_rows(s, sc, tid - 128 - (PP ? wg * 128 : 0));
@@ -592,7 +589,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
         // The block's last tile was arrived at for a main loop that never comes: the other
         // warpgroup meets it, so no barrier is left half-met at exit.
         if constexpr (PP)
-            if (turn > 0 && wg == (turn & 1)) named_barrier<2 * S::CTHREADS>(3 + wg);
+            if (turn > 0 && wg == (turn & 1)) arch::named_barrier<2 * S::CTHREADS>(3 + wg);
     }
 #endif
 }

@@ -14,6 +14,9 @@
 #              2D and 3D (every direct_mma pool on its test_validation set and extra shapes)
 #   tc         scripts/device/verify_staged.sh on the tensor-core direct exploration pools
 #              (bench/configs/*_direct_tc_explore.json), forward, bwd_data and bwd_weight
+#   ksplit     direct_mma with wave_k 2 (bench/configs/*_direct_mma_ksplit_explore.json) beside the
+#              shipped direct_mma pool and cuDNN on the grouped C/G <= 32 baseline shapes of
+#              forward and bwd_data, 2D and 3D (GCONV_KSPLIT_SETS), then the class report
 #   direct     scripts/device/verify_direct.sh (every configs/*_direct.json pool verified, then
 #              best of pool against cuDNN on the baseline shapes)
 #   compile    bench/compile_time.py over whole pools (GCONV_COMPILE_CONFIGS, default forward_bf16,
@@ -68,6 +71,27 @@ classes() {
   python3 bench/report.py --best "$1"/base_*.csv > "$1/best.md"
 }
 
+ksplit() {
+  local set v d cfg ship
+  for set in ${GCONV_KSPLIT_SETS:-forward_3d bwd_data_3d forward_2d bwd_data_2d}; do
+    v=${set%_*}; d=${set##*_}
+    ship=configs/${v}$([ $v = forward ] && echo _bf16)$([ $d = 3d ] && echo _3d)_direct_mma.json
+    python3 - "bench/baselines/baseline_$set.json" "$1/grouped_$set.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["problems"] = [p for p in b["problems"] if 1 < p["G"] < p["C"] and p["C"] // p["G"] <= 32]
+json.dump(b, open(sys.argv[2], "w"))
+PY
+    for cfg in bench/configs/${v}_${d}_direct_mma_ksplit_explore.json $ship; do
+      $bench --variant $v --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
+        --baseline cudnn --config $cfg --problems-file "$1/grouped_$set.json" \
+        --output "$1/ks_${set}_$(basename $cfg .json).csv" 2>&1 | tail -1
+    done
+  done
+  python3 bench/report.py --classes --shapes --markdown "$1"/ks_*.csv | tee "$1/classes.md"
+  python3 bench/report.py --best "$1"/ks_*.csv > "$1/best.md"
+}
+
 for part in "${parts[@]}"; do
   t=$(date +%s)
   mkdir -p "$out/$part"
@@ -91,6 +115,7 @@ for part in "${parts[@]}"; do
         GCONV_STAGED_POOLS="$(for d in forward bwd_data bwd_weight; do
           printf '%s=bench/configs/%s_direct_tc_explore.json ' $d $d; done)" \
         timeout "$(limit $part 420)" scripts/device/verify_staged.sh ;;
+    ksplit) export -f ksplit; export bench; timeout "$(limit $part 300)" bash -c "ksplit '$out/$part'" ;;
     direct) OUT="$out/$part" timeout "$(limit $part 300)" scripts/device/verify_direct.sh ;;
     compile) timeout "$(limit $part 120)" python3 bench/compile_time.py --bench $bench --kernels 100000 \
                --workers "$(nproc)" --arch sm_90a ${GCONV_COMPILE_CONFIGS:-configs/forward_bf16.json configs/bwd_data.json configs/bwd_weight.json} ;;

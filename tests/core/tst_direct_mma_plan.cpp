@@ -150,6 +150,40 @@ private slots:
         QVERIFY(generate_kernel_source(two).find("kDoubleBuffer = 1;") != std::string::npos);
     }
 
+    void wave_k_two_pairs_warps_over_each_items_taps() {
+        KernelConfig c = mma_base(32);
+        c.tile_m = 56, c.tile_n = 32, c.wave_m = 4, c.wave_k = 2;
+        QVERIFY2(rules_of(c).empty(), qPrintable(joined(rules_of(c))));
+        QVERIFY(QString::fromStdString(kernel_name(c)).contains("_w4x1x2_"));
+        QCOMPARE(parse_kernel_name(kernel_name(c)), c);
+        // 8 warps; on top of wave_k 1's shared memory, per pair the second warp's sums: 32
+        // lanes x 2 m16 fragments x 4 n8 fragments x 4 floats.
+        KernelConfig one = c;
+        one.wave_k = 1;
+        const Problem p = grouped(1024, 32, 7);
+        QCOMPARE(plan_launch(c, p).block_threads, 256u);
+        QCOMPARE(direct_mma_shared_bytes(c, p) - direct_mma_shared_bytes(one, p),
+                 std::size_t(4 * 32 * 2 * 4 * 4 * 4));
+        QVERIFY(generate_kernel_source(c).find("kKSplit = 2;") != std::string::npos);
+        QVERIFY(generate_kernel_source(one).find("kKSplit = 1;") != std::string::npos);
+        // bwd_data runs the forward kernel of its view: the same split.
+        KernelConfig view = c;
+        view.variant = Variant::BwdData;
+        QVERIFY2(rules_of(view).empty(), qPrintable(joined(rules_of(view))));
+        QVERIFY(generate_kernel_source(view).find("kKSplit = 2;") != std::string::npos);
+        // Culled: a split other than 2, more pairs than named barriers, bwd_weight.
+        for (const auto& [wave_m, wave_k] : {std::pair{4, 3}, std::pair{4, 4}, std::pair{16, 2}}) {
+            KernelConfig bad = c;
+            bad.wave_m = wave_m, bad.wave_k = wave_k;
+            const QString why = joined(rules_of(bad));
+            QVERIFY2(why.contains("wave_k 2 splits each item's taps"), qPrintable(why));
+        }
+        KernelConfig weight = weight_base(32);
+        weight.wave_k = 2;
+        QVERIFY2(joined(rules_of(weight)).contains("bwd_weight direct_mma has wave_m warps"),
+                 qPrintable(joined(rules_of(weight))));
+    }
+
     void names_follow_the_traits_and_round_trip() {
         const KernelConfig c = mma_base(16);
         QCOMPARE(parse_kernel_name(kernel_name(c)), c);

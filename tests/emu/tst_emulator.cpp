@@ -1,10 +1,10 @@
 // The CPU emulator of the device code (core/emu/), on small hand-written kernels: the
 // warp-collective instructions against the layouts of the PTX ISA (an m16n8k16 product of
 // ldmatrix-loaded fragments equals the host's matrix product), fp16 / bf16 rounding against the
-// host's conversions, and the faults the emulator must report instead of computing something:
-// a missing barrier (stale shared memory in one thread order), a cp.async read before its wait,
-// lanes split between a barrier and a collective, a collective with lanes exited, a shared address
-// outside the launch's shared memory, a trap.
+// host's conversions, named barriers pairing warps, and the faults the emulator must report instead
+// of computing something: a missing barrier (stale shared memory in one thread order), a cp.async
+// read before its wait, lanes split between a barrier and a collective, a collective with lanes
+// exited, a shared address outside the launch's shared memory, a trap.
 #include "emu/emulated_module.h"
 #include "sweep/measurement.h"
 
@@ -166,6 +166,19 @@ extern "C" __global__ void misaligned_row(ConvParams p) {
     mma::ldsm_x2(r, 8u);
     (void)p;
 }
+// Named barriers: warps 0 and 2 meet at barrier 1, warps 1 and 3 at barrier 2 (128 threads);
+// each thread reads the slot of its partner warp's thread.
+extern "C" __global__ void named_pairs(ConvParams p) {
+    int* s = reinterpret_cast<int*>(gconv_dynamic_smem);
+    const int t = threadIdx.x;
+    s[t] = t + 1;
+    arch::named_barrier<64>(1 + (t / 32) % 2);
+    static_cast<int*>(p.out)[t] = s[(t + 64) % 128];
+}
+extern "C" __global__ void named_alone(ConvParams p) {
+    if (threadIdx.x < 32) arch::named_barrier<64>(1);
+    (void)p;
+}
 extern "C" __global__ void traps(ConvParams p) {
     if (threadIdx.x == 5) arch::trap();
     (void)p;
@@ -285,11 +298,22 @@ private slots:
         }
     }
 
+    void named_barriers_pair_warps() {
+        const EmulatedModule m(unit(k_fault_source), work_dir());
+        std::vector<int> out(128);
+        for (const ThreadOrder order : {ThreadOrder::Ascending, ThreadOrder::Descending}) {
+            std::fill(out.begin(), out.end(), 0);
+            m.launch(launch_of("named_pairs", 128, 512, nullptr, out.data(), order));
+            for (int t = 0; t < 128; ++t) QCOMPARE(out[t], (t + 64) % 128 + 1);
+        }
+    }
+
     void faults_stop_the_launch_with_a_reason_data() {
         QTest::addColumn<QString>("entry");
         QTest::addColumn<unsigned>("threads");
         QTest::addColumn<QString>("reason");
         QTest::newRow("barrier") << "divergent_barrier" << 32u << "can never finish";
+        QTest::newRow("named alone") << "named_alone" << 64u << "can never finish";
         QTest::newRow("exited lane") << "collective_after_exit" << 32u << "lanes exited";
         QTest::newRow("overrun") << "shared_overrun" << 32u << "past the 256 bytes";
         QTest::newRow("misaligned") << "misaligned_row" << 32u << "not aligned to 16";

@@ -44,7 +44,7 @@ struct Dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
 
-enum class State { Runnable, AtBarrier, AtWarp, Done };
+enum class State { Runnable, AtBarrier, AtNamed, AtWarp, Done };
 // The warp-collective instructions: every lane of a warp must reach the same one.
 enum class Collective { None, Ldmatrix, LdmatrixTrans, Mma, Shuffle };
 
@@ -60,6 +60,7 @@ struct Fiber {
     Dim3 index;
     int warp = 0, lane = 0;
     unsigned collectives = 0; // warp collectives this thread passed (picks the exchange slot)
+    int named = 0;            // the named barrier it waits at (AtNamed)
     std::vector<PendingCopy> open_group;
     std::vector<std::vector<PendingCopy>> committed;
 };
@@ -71,6 +72,12 @@ struct WarpExchange {
     int live = 0;
 };
 
+// bar.sync id, threads (id 1-15): released when `expected` threads arrived.
+struct NamedBarrier {
+    int arrived = 0;
+    int expected = 0;
+};
+
 struct Block {
     Dim3 grid, block, index;
     unsigned char* shared = nullptr;
@@ -80,6 +87,7 @@ struct Block {
     Fiber* current = nullptr;
     ucontext_t scheduler;
     int live = 0, at_barrier = 0;
+    NamedBarrier named[16];
     std::string error;
     void (*body)(void*) = nullptr; // runs the entry with the launch's arguments
     void* body_args = nullptr;
@@ -125,6 +133,23 @@ inline void yield() {
 inline void sync_threads() {
     g_block->current->state = State::AtBarrier;
     ++g_block->at_barrier;
+    yield();
+}
+
+inline void named_barrier(int id, int threads) {
+    if (id < 1 || id > 15) fail("bar.sync " + std::to_string(id) + ": ids 1-15 (0 is the block's)");
+    if (threads <= 0 || threads % 32 != 0)
+        fail("bar.sync " + std::to_string(id) + " over " + std::to_string(threads) +
+             " threads: whole warps only");
+    NamedBarrier& b = g_block->named[id];
+    if (b.arrived == 0)
+        b.expected = threads;
+    else if (b.expected != threads)
+        fail("bar.sync " + std::to_string(id) + " with " + std::to_string(threads) +
+             " threads while others wait for " + std::to_string(b.expected));
+    ++b.arrived;
+    g_block->current->state = State::AtNamed;
+    g_block->current->named = id;
     yield();
 }
 

@@ -32,7 +32,7 @@ inline void run_entry(void* args) {
 inline std::string describe_stall(const Block& b) {
     int barrier = 0, warp = 0, done = 0;
     for (const Fiber& f : b.fibers) {
-        barrier += f.state == State::AtBarrier;
+        barrier += f.state == State::AtBarrier || f.state == State::AtNamed;
         warp += f.state == State::AtWarp;
         done += f.state == State::Done;
     }
@@ -57,6 +57,14 @@ inline int release(Block& b, bool descending) {
         for (int i = 0; i < n; ++i)
             if (b.fibers[i].state == State::AtBarrier) wake(b.fibers[i], i);
         b.at_barrier = 0;
+    }
+    for (int id = 1; id < 16; ++id) {
+        NamedBarrier& nb = b.named[id];
+        if (nb.arrived == 0 || nb.arrived < nb.expected) continue;
+        for (int i = 0; i < n; ++i)
+            if (b.fibers[i].state == State::AtNamed && b.fibers[i].named == id)
+                wake(b.fibers[i], i);
+        nb.arrived = 0;
     }
     for (std::size_t w = 0; w < b.warps.size(); ++w) {
         WarpExchange& x = b.warps[w];
@@ -89,6 +97,7 @@ inline bool run_block(Block& b, std::vector<GuardedPages*>& stacks, bool descend
         makecontext(&f.context, fiber_main, 0);
     }
     for (WarpExchange& w : b.warps) w = WarpExchange{};
+    for (NamedBarrier& nb : b.named) nb = NamedBarrier{};
     for (int i = 0; i < n; ++i) ++b.warps[i / 32].live;
     b.live = n;
     b.at_barrier = 0;
