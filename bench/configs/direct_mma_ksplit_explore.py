@@ -3,7 +3,8 @@
 the two warps of a pair, the second's sums added by the first through shared memory), forward
 and bwd_data, 2D and 3D, for C/G 8, 16 and 32: the shapes whose tiles leave most warps of a
 block idle or whose items are long (resnext50_s3 / s4, g4_128_3d, resnext3d_g32). Pick the
-shipped pools out of their runs with bench/pool_from_runs.py.
+shipped pools out of their runs with bench/pool_from_runs.py. 64-pixel warp tiles stop at 8
+warps (16 warps leave 128 registers a thread, and they spill).
 usage: python3 bench/configs/direct_mma_ksplit_explore.py  (writes bench/configs/*_ksplit_explore.json)"""
 import json
 import os
@@ -32,6 +33,8 @@ def pool(variant, ndim):
     tiles = []
     for m, n, k, wm in TILES[ndim]:
         for waves in (2, 4, 8):
+            if wm == 64 and waves == 8:
+                continue  # 16 warps leave 128 registers: 64-pixel warp tiles spill
             tiles.append({"m": m, "n": n, "k": k, "wave": [waves, 1, 2],
                           "warp_tile": [wm, k if k >= 8 else 8, 16]})
     tc = {

@@ -125,6 +125,30 @@ private slots:
         QCOMPARE(compiled, 14);
     }
 
+    // wave_k 2: 16 warps (128 registers a thread) with 32-pixel warp tiles of C/G 32 and 16, 2D
+    // and 3D, forward and bwd_data's view: no spills; the pair's named barriers are in the code.
+    void sm90_split_pairs_compile_without_spills() {
+        if (jit::native_platform() != jit::Platform::nvidia)
+            QSKIP("the native JIT is not NVIDIA's");
+        const QRegularExpression spill("([1-9][0-9]*) bytes spill stores");
+        for (Variant v : {Variant::Forward, Variant::BwdData})
+            for (int dims : {2, 3})
+                for (int cpg : {16, 32}) {
+                    KernelConfig c = mma_config(DataType::BF16, cpg, 32);
+                    c.variant = v, c.ndim_spatial = dims;
+                    c.wave_m = 8, c.wave_k = 2, c.tile_m = 224, c.tile_n = 32;
+                    c.double_smem_buffer = true;
+                    auto request = jit::kernel_compile_request(c, "sm_90");
+                    request.options.push_back("--ptxas-options=-v");
+                    const auto result = jit::compile(request);
+                    const QString log = QString::fromStdString(result.log);
+                    QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
+                             qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
+                                                               jit::log_head(result.log, 12))));
+                    QVERIFY(log.contains("used 16 barriers"));
+                }
+    }
+
     void a_broken_direct_mma_source_fails() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");
