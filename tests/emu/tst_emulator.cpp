@@ -53,11 +53,12 @@ QString stop_message(const EmulatedModule& m, const EmulatedLaunch& l) {
     return {};
 }
 
-// One warp: A (16 x 16, row-major) and B (16 x 8, stored as 8 rows of 16: column-major) go to
-// shared memory, ldmatrix x4 / x2 load the fragments as tensor-core kernels address them, one
-// mma.sync multiplies, each lane writes its four fp32 results at their (row, column).
+// One warp: A (16 x 16, row-major) and B (16 x 8) go to shared memory, ldmatrix loads the
+// fragments as tensor-core kernels address them, one mma.sync multiplies, each lane writes its
+// four fp32 results at their (row, column). B is stored as 8 rows of 16 k (column-major, read
+// by ldmatrix x2) or, TRANS, as 16 k-rows of 8 columns (read by ldmatrix x2 .trans).
 const char* k_mma_source = R"(
-template <bool HALF> GCONV_DEVICE void product(const ConvParams& p) {
+template <bool HALF, bool TRANS> GCONV_DEVICE void product(const ConvParams& p) {
     const u16* a = static_cast<const u16*>(p.in);
     const u16* b = static_cast<const u16*>(p.wei);
     float* d = static_cast<float*>(p.out);
@@ -69,36 +70,18 @@ template <bool HALF> GCONV_DEVICE void product(const ConvParams& p) {
     arch::barrier();
     u32 fa[4], fb[2];
     mma::ldsm_x4(fa, arch::shared_address(sa + (l % 16) * 16 + (l / 16) * 8));
-    mma::ldsm_x2(fb, arch::shared_address(sb + (l % 8) * 16 + ((l / 8) % 2) * 8));
+    if (TRANS)
+        mma::ldsm_x2_trans(fb, arch::shared_address(sb + (l % 16) * 8));
+    else
+        mma::ldsm_x2(fb, arch::shared_address(sb + (l % 8) * 16 + ((l / 8) % 2) * 8));
     float acc[4] = {0.f, 0.f, 0.f, 0.f};
     arch::mma_16816<HALF>(acc, fa, fb);
     const int g = l / 4, t = l % 4;
     for (int i = 0; i < 4; ++i) d[(g + 8 * (i / 2)) * 8 + 2 * t + i % 2] = acc[i];
 }
-extern "C" __global__ void mma_bf16(ConvParams p) { product<false>(p); }
-extern "C" __global__ void mma_fp16(ConvParams p) { product<true>(p); }
-)";
-
-// The transposed load: B stored row-major as 16 k-rows of 8 columns, read with ldmatrix .trans.
-const char* k_trans_source = R"(
-extern "C" __global__ void mma_trans(ConvParams p) {
-    const u16* a = static_cast<const u16*>(p.in);
-    const u16* b = static_cast<const u16*>(p.wei);
-    float* d = static_cast<float*>(p.out);
-    u16* sa = reinterpret_cast<u16*>(gconv_dynamic_smem);
-    u16* sb = sa + 256;
-    const int l = threadIdx.x;
-    for (int i = l; i < 256; i += 32) sa[i] = a[i];
-    for (int i = l; i < 128; i += 32) sb[i] = b[i];
-    arch::barrier();
-    u32 fa[4], fb[2];
-    mma::ldsm_x4(fa, arch::shared_address(sa + (l % 16) * 16 + (l / 16) * 8));
-    mma::ldsm_x2_trans(fb, arch::shared_address(sb + (l % 16) * 8));
-    float acc[4] = {0.f, 0.f, 0.f, 0.f};
-    arch::mma_16816<false>(acc, fa, fb);
-    const int g = l / 4, t = l % 4;
-    for (int i = 0; i < 4; ++i) d[(g + 8 * (i / 2)) * 8 + 2 * t + i % 2] = acc[i];
-}
+extern "C" __global__ void mma_bf16(ConvParams p) { product<false, false>(p); }
+extern "C" __global__ void mma_fp16(ConvParams p) { product<true, false>(p); }
+extern "C" __global__ void mma_trans(ConvParams p) { product<false, true>(p); }
 )";
 
 // Conversions: out[i] = bf16 / fp16 bits of in[i] (one thread per value, 64 threads).
@@ -240,8 +223,7 @@ private slots:
         const EmulatedModule m(unit(k_mma_source), work_dir());
         check_product(m, "mma_bf16", false, false);
         check_product(m, "mma_fp16", true, false);
-        const EmulatedModule t(unit(k_trans_source), work_dir());
-        check_product(t, "mma_trans", false, true);
+        check_product(m, "mma_trans", false, true);
     }
 
     void conversions_round_to_nearest_even_as_the_host() {

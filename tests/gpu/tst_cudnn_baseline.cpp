@@ -6,6 +6,7 @@
 // or without cuDNN.
 #include "gpu/buffer.h"
 #include "gpu/device.h"
+#include "problem/host_convolution.h"
 #include "worker/cudnn_baseline.h"
 
 #include <QRandomGenerator>
@@ -60,54 +61,11 @@ std::vector<float> random_values(QRandomGenerator& rng, int64_t n) {
 // number of products summed into one element (the error bound grows with it).
 std::vector<double> reference(const Case& c, Variant variant, int64_t& terms) {
     const Problem& p = c.problem;
-    const int64_t Cg = p.C / p.G, Kg = p.K / p.G, Do = p.Do(), Ho = p.Ho(), Wo = p.Wo();
-    std::vector<double> r(variant == Variant::Forward   ? c.out.size()
-                          : variant == Variant::BwdData ? c.in.size()
-                                                        : c.wei.size(),
-                          0.0);
+    const int64_t Cg = p.C / p.G, Kg = p.K / p.G;
     terms = variant == Variant::Forward   ? Cg * p.Z * p.Y * p.X
             : variant == Variant::BwdData ? Kg * p.Z * p.Y * p.X
-                                          : p.N * Do * Ho * Wo;
-    for (int64_t n = 0; n < p.N; ++n)
-        for (int64_t od = 0; od < Do; ++od)
-            for (int64_t oh = 0; oh < Ho; ++oh)
-                for (int64_t ow = 0; ow < Wo; ++ow)
-                    for (int64_t z = 0; z < p.Z; ++z)
-                        for (int64_t y = 0; y < p.Y; ++y)
-                            for (int64_t x = 0; x < p.X; ++x) {
-                                const int64_t d = od * p.stride_d - p.pad_d + z * p.dilation_d;
-                                const int64_t h = oh * p.stride_h - p.pad_h + y * p.dilation_h;
-                                const int64_t w = ow * p.stride_w - p.pad_w + x * p.dilation_w;
-                                if (d < 0 || d >= p.Di || h < 0 || h >= p.Hi || w < 0 || w >= p.Wi)
-                                    continue;
-                                for (int64_t g = 0; g < p.G; ++g)
-                                    for (int64_t k = 0; k < Kg; ++k)
-                                        for (int64_t ch = 0; ch < Cg; ++ch) {
-                                            const int64_t i =
-                                                ((((n * p.Di + d) * p.Hi + h) * p.Wi + w) * p.G +
-                                                 g) *
-                                                    Cg +
-                                                ch;
-                                            const int64_t f =
-                                                ((((g * Kg + k) * p.Z + z) * p.Y + y) * p.X + x) *
-                                                    Cg +
-                                                ch;
-                                            const int64_t o =
-                                                ((((n * Do + od) * Ho + oh) * Wo + ow) * p.G + g) *
-                                                    Kg +
-                                                k;
-                                            const double a = c.in[std::size_t(i)],
-                                                         b = c.wei[std::size_t(f)],
-                                                         e = c.out[std::size_t(o)];
-                                            if (variant == Variant::Forward)
-                                                r[std::size_t(o)] += a * b;
-                                            else if (variant == Variant::BwdData)
-                                                r[std::size_t(i)] += e * b;
-                                            else
-                                                r[std::size_t(f)] += a * e;
-                                        }
-                            }
-    return r;
+                                          : p.N * p.Do() * p.Ho() * p.Wo();
+    return host_convolution(p, variant, c.in, c.wei, c.out).value;
 }
 
 const char* direction(Variant v) {

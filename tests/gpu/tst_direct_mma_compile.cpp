@@ -4,6 +4,7 @@
 // NVIDIA-only (ldmatrix, mma.sync): the rules cull it on AMD, and the header refuses to compile
 // there. No GPU is needed.
 #include "codegen/direct_mma_plan.h"
+#include "codegen/kernel_source.h"
 #include "config/kernel_name.h"
 #include "jit/compiler.h"
 #include "jit/kernel_build.h"
@@ -25,6 +26,19 @@ KernelConfig mma_config(DataType dt, int cpg, int warp_tile_m) {
     c.tile_n = direct_mma_unit_channels(c) * (cpg >= 32 ? 2 : cpg == 24 ? 2 : 4);
     c.warp_tile_m = warp_tile_m, c.warp_tile_n = direct_mma_warp_tile_n(cpg), c.warp_tile_k = 16;
     return c;
+}
+
+// Compiles c for sm_90 with ptxas's report; empty when it built without spills, else what went
+// wrong. `log` gets ptxas's report.
+QString spills_or_failure(const KernelConfig& c, QString* log = nullptr) {
+    static const QRegularExpression spill("([1-9][0-9]*) bytes spill stores");
+    auto request = jit::kernel_compile_request(c, "sm_90");
+    request.options.push_back("--ptxas-options=-v");
+    const auto result = jit::compile(request);
+    const QString text = QString::fromStdString(result.log);
+    if (log) *log = text;
+    if (result.ok && !result.code.empty() && !spill.match(text).hasMatch()) return {};
+    return QString::fromStdString(kernel_name(c) + ":\n" + jit::log_head(result.log, 12));
 }
 
 } // namespace
@@ -66,21 +80,16 @@ private slots:
     void sm90_bwd_data_kernels_compile_without_spills() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");
-        const QRegularExpression spill("([1-9][0-9]*) bytes spill stores");
         for (int cpg : {1, 4, 8, 32}) {
             KernelConfig c = mma_config(DataType::BF16, cpg, 32);
             c.variant = Variant::BwdData;
             c.double_smem_buffer = cpg >= 8;
-            auto request = jit::kernel_compile_request(c, "sm_90");
-            request.options.push_back("--ptxas-options=-v");
-            const auto result = jit::compile(request);
-            const QString log = QString::fromStdString(result.log);
-            QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
-                     qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
-                                                       jit::log_head(result.log, 12))));
+            const QString failure = spills_or_failure(c);
+            QVERIFY2(failure.isEmpty(), qPrintable(failure));
+            const std::string source = generate_kernel_source(c);
             for (const char* text :
                  {"gconv::direct_mma::forward<GconvConfig>(p)", "kViewFilter = 1;"})
-                QVERIFY2(request.source.find(text) != std::string::npos, text);
+                QVERIFY2(source.find(text) != std::string::npos, text);
         }
     }
 
@@ -90,7 +99,6 @@ private slots:
     void sm90_3d_and_bwd_weight_kernels_compile_without_spills() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");
-        const QRegularExpression spill("([1-9][0-9]*) bytes spill stores");
         int compiled = 0;
         for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight})
             for (int dims : {2, 3}) {
@@ -110,16 +118,11 @@ private slots:
                     if (cpg == 33 && v == Variant::Forward) c.wave_m = 16, c.tile_m = 224;
                     if (v == Variant::BwdWeight)
                         c.split_k = 16, c.split_k_mode = SplitKMode::Atomic, c.tile_m = 56;
-                    auto request = jit::kernel_compile_request(c, "sm_90");
-                    request.options.push_back("--ptxas-options=-v");
-                    QVERIFY(request.source.find("kNdim = " + std::to_string(dims) + ";") !=
-                            std::string::npos);
-                    const auto result = jit::compile(request);
+                    QVERIFY(generate_kernel_source(c).find("kNdim = " + std::to_string(dims) +
+                                                           ";") != std::string::npos);
                     ++compiled;
-                    const QString log = QString::fromStdString(result.log);
-                    QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
-                             qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
-                                                               jit::log_head(result.log, 12))));
+                    const QString failure = spills_or_failure(c);
+                    QVERIFY2(failure.isEmpty(), qPrintable(failure));
                 }
             }
         QCOMPARE(compiled, 14);
@@ -130,7 +133,6 @@ private slots:
     void sm90_split_pairs_compile_without_spills() {
         if (jit::native_platform() != jit::Platform::nvidia)
             QSKIP("the native JIT is not NVIDIA's");
-        const QRegularExpression spill("([1-9][0-9]*) bytes spill stores");
         for (Variant v : {Variant::Forward, Variant::BwdData})
             for (int dims : {2, 3})
                 for (int cpg : {16, 32}) {
@@ -138,13 +140,9 @@ private slots:
                     c.variant = v, c.ndim_spatial = dims;
                     c.wave_m = 8, c.wave_k = 2, c.tile_m = 224, c.tile_n = 32;
                     c.double_smem_buffer = true;
-                    auto request = jit::kernel_compile_request(c, "sm_90");
-                    request.options.push_back("--ptxas-options=-v");
-                    const auto result = jit::compile(request);
-                    const QString log = QString::fromStdString(result.log);
-                    QVERIFY2(result.ok && !result.code.empty() && !spill.match(log).hasMatch(),
-                             qPrintable(QString::fromStdString(kernel_name(c) + ":\n" +
-                                                               jit::log_head(result.log, 12))));
+                    QString log;
+                    const QString failure = spills_or_failure(c, &log);
+                    QVERIFY2(failure.isEmpty(), qPrintable(failure));
                     QVERIFY(log.contains("used 16 barriers"));
                 }
     }
