@@ -7,6 +7,7 @@
 #include "config/kernel_name.h"
 #include "config/trait_config.h"
 #include "emu/emulated_check.h"
+#include "emu/isolated_run.h"
 #include "problem/registry.h"
 #include "util/cli_args.h"
 #include "util/error.h"
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace {
 
@@ -34,6 +36,7 @@ CliArgs make_cli() {
             {"--problems-file", "FILE", "problem set file", ""},
             {"--limit", "N", "the first N problems of the set", "all"},
             {"--seed", "N", "seed of the random tensors", "1"},
+            {"--timeout", "S", "seconds a kernel's cells may take before it is stopped", "900"},
             {"--work-dir", "DIR", "where emulated modules are built and kept",
              "$XDG_CACHE_HOME/gconv/emu"},
             {"--help", "", "show this help", ""},
@@ -48,9 +51,10 @@ const char* k_details =
     "results against the host convolution with the worker's tolerance. One line per cell:\n"
     "  PASS|FAIL|ERROR  kernel  problem  entry  max_rel_err (ascending / descending)\n"
     "ERROR: the emulation stopped (a trap, a barrier some threads never reach, a warp collective\n"
-    "with lanes missing, a shared address outside the launch's shared memory, ...). Kernels that\n"
-    "do not support a problem are skipped; wgmma kernels are not emulated. Slow: small "
-    "problems.\n\n"
+    "with lanes missing, a shared address outside the launch's shared memory, ...). Each kernel's\n"
+    "cells run in a child process: a kernel that faults or hangs ends only its own cells (the\n"
+    "lines before stay). Kernels that do not support a problem are skipped; wgmma kernels are\n"
+    "not emulated. Slow: small problems.\n\n"
     "exit status: 0 every cell passed, 1 a cell failed or bad input, 2 bad command line.\n";
 
 fs::path default_work_dir() {
@@ -108,8 +112,9 @@ int run(int argc, char** argv) {
         if (set.problems.size() > limit) set.problems.resize(limit);
     }
     const auto seed = static_cast<std::uint64_t>(cli.get_int("--seed", 1, 0, 1LL << 62));
-    const fs::path work =
+    const fs::path work_dir =
         cli.has("--work-dir") ? fs::path(*cli.get("--work-dir")) : default_work_dir();
+    const std::chrono::seconds timeout(cli.get_int("--timeout", 900, 1, 86400));
 
     int passed = 0, failed = 0, skipped = 0;
     for (const KernelConfig& k : kernels) {
@@ -122,26 +127,41 @@ int run(int argc, char** argv) {
         const std::vector<Problem> problems = runnable(k, set.problems);
         skipped += int(set.problems.size() - problems.size());
         if (problems.empty()) continue;
-        std::unique_ptr<emu::KernelEmulator> emulator;
-        try {
-            emulator = std::make_unique<emu::KernelEmulator>(k, problems, work);
-        } catch (const std::exception& e) {
-            std::cout << "ERROR " << name << " (build): " << e.what() << "\n";
-            failed += int(problems.size());
-            continue;
-        }
-        for (const Problem& p : problems) {
+        int done = 0;
+        auto on_line = [&](const std::string& line) {
+            std::cout << line << "\n" << std::flush;
+            if (line.rfind("PASS", 0) == 0) ++passed, ++done;
+            if (line.rfind("FAIL", 0) == 0 || line.rfind("ERROR", 0) == 0) ++failed, ++done;
+        };
+        auto work = [&](const std::function<void(const std::string&)>& emit) {
+            std::unique_ptr<emu::KernelEmulator> emulator;
             try {
-                const emu::EmulatedCheck r = emulator->check(p, seed);
-                (r.passed() ? passed : failed) += 1;
-                std::cout << (r.passed() ? "PASS  " : "FAIL  ") << name << "  " << p.key() << "  "
-                          << r.entry << "  " << std::setprecision(3) << r.ascending.max_rel_err
-                          << " / " << r.descending.max_rel_err << "\n";
+                emulator = std::make_unique<emu::KernelEmulator>(k, problems, work_dir);
             } catch (const std::exception& e) {
-                ++failed;
-                std::cout << "ERROR " << name << "  " << p.key() << ": " << e.what() << "\n";
+                for (std::size_t i = 0; i < problems.size(); ++i)
+                    emit("ERROR " + name + "  " + problems[i].key() +
+                         " (build): " + (i == 0 ? std::string(e.what()) : "see above"));
+                return;
             }
-            std::cout.flush();
+            for (const Problem& p : problems) {
+                std::ostringstream line;
+                try {
+                    const emu::EmulatedCheck r = emulator->check(p, seed);
+                    line << (r.passed() ? "PASS  " : "FAIL  ") << name << "  " << p.key() << "  "
+                         << r.entry << "  " << std::setprecision(3) << r.ascending.max_rel_err
+                         << " / " << r.descending.max_rel_err;
+                } catch (const std::exception& e) {
+                    line << "ERROR " << name << "  " << p.key() << ": " << e.what();
+                }
+                emit(line.str());
+            }
+        };
+        const emu::IsolatedExit exit = emu::run_isolated(work, on_line, timeout);
+        if (!exit.completed) {
+            const int lost = int(problems.size()) - done;
+            std::cout << "ERROR " << name << ": the emulation ended early (" << exit.why
+                      << ") after " << done << " of " << problems.size() << " cells\n";
+            failed += lost > 0 ? lost : 1;
         }
     }
     std::cout << passed << " passed, " << failed << " failed, " << skipped

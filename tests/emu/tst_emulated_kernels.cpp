@@ -11,12 +11,14 @@
 #include "config/kernel_name.h"
 #include "config/trait_config.h"
 #include "emu/emulated_check.h"
+#include "emu/isolated_run.h"
 #include "problem/problem_set.h"
 #include "test_paths.h"
 
 #include <QtTest>
 
 #include <algorithm>
+#include <sstream>
 
 using namespace gconv;
 
@@ -129,26 +131,32 @@ private slots:
             std::vector<Problem> problems_run;
             for (const std::size_t i : spread(all.size(), std::size_t(max_problems)))
                 problems_run.push_back(all[i]);
-            try {
-                const emu::KernelEmulator emulator(kernel, problems_run, work);
-                for (const Problem& p : problems_run) {
-                    const emu::EmulatedCheck r = emulator.check(p, 11);
-                    ++cells;
-                    if (!r.passed())
-                        failures << QStringLiteral("%1 on %2 (%3): max_rel_err %4 / %5, NaN %6 / "
-                                                   "%7, off %8 / %9 (ascending / descending)")
-                                        .arg(name, QString::fromStdString(p.key()),
-                                             QString::fromStdString(r.entry))
-                                        .arg(r.ascending.max_rel_err)
-                                        .arg(r.descending.max_rel_err)
-                                        .arg(r.ascending.nan_count)
-                                        .arg(r.descending.nan_count)
-                                        .arg(r.ascending.mismatches)
-                                        .arg(r.descending.mismatches);
-                }
-            } catch (const std::exception& e) {
-                failures << name + ": " + QString::fromUtf8(e.what()).left(2000);
-            }
+            // In a child: a kernel that faults (a guard page) or hangs fails only its own row.
+            const emu::IsolatedExit exit = emu::run_isolated(
+                [&](const std::function<void(const std::string&)>& out) {
+                    const emu::KernelEmulator emulator(kernel, problems_run, work);
+                    for (const Problem& p : problems_run) {
+                        const emu::EmulatedCheck r = emulator.check(p, 11);
+                        std::ostringstream line;
+                        line << "cell";
+                        if (!r.passed())
+                            line << " " << kernel_name(kernel) << " on " << p.key() << " ("
+                                 << r.entry << "): max_rel_err " << r.ascending.max_rel_err << " / "
+                                 << r.descending.max_rel_err << ", NaN " << r.ascending.nan_count
+                                 << " / " << r.descending.nan_count << ", off "
+                                 << r.ascending.mismatches << " / " << r.descending.mismatches
+                                 << " (ascending / descending)";
+                        out(line.str());
+                    }
+                },
+                [&](const std::string& line) {
+                    if (line.rfind("cell", 0) == 0) ++cells;
+                    if (line != "cell") failures << QString::fromStdString(line).left(2000);
+                },
+                std::chrono::seconds(600));
+            if (!exit.completed)
+                failures << name +
+                                ": the emulation ended early: " + QString::fromStdString(exit.why);
         }
         qInfo().noquote() << config << ":" << cells << "cells";
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));
