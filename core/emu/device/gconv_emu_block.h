@@ -1,12 +1,12 @@
 #pragma once
 // The emulated block: its fibers (one per thread), their states, the block and named barriers,
 // the dynamic shared memory and the error that stops a launch. g_block is the block running now.
+#include "gconv_emu_context.h"
 #include "gconv_emu_numbers.h"
 
 #include <cstddef>
 #include <cstring>
 #include <string>
-#include <ucontext.h>
 #include <vector>
 
 namespace gconv_emu {
@@ -26,7 +26,7 @@ struct PendingCopy {
 };
 
 struct Fiber {
-    ucontext_t context;
+    FiberContext context;
     State state = State::Runnable;
     Dim3 index;
     int warp = 0, lane = 0;
@@ -56,7 +56,7 @@ struct Block {
     std::vector<Fiber> fibers;
     std::vector<WarpExchange> warps;
     Fiber* current = nullptr;
-    ucontext_t scheduler;
+    FiberContext scheduler;
     int live = 0, at_barrier = 0;
     NamedBarrier named[16];
     std::string error;
@@ -84,7 +84,7 @@ inline unsigned char* dynamic_shared() {
 
 inline void yield() {
     Fiber* f = g_block->current;
-    swapcontext(&f->context, &g_block->scheduler);
+    switch_fiber(f->context, g_block->scheduler);
 }
 
 // Stops the launch: the scheduler abandons every fiber (their stacks hold nothing to release).
@@ -97,7 +97,7 @@ inline void yield() {
                    std::to_string(f->index.x) + ")";
     }
     b->current->state = State::Done;
-    swapcontext(&b->current->context, &b->scheduler);
+    switch_fiber(b->current->context, b->scheduler);
     __builtin_unreachable();
 }
 

@@ -6,6 +6,35 @@
 
 #include <cstdio>
 
+#if defined(__x86_64__)
+// gconv_emu_swap(save_sp, load_sp) (gconv_emu_context.h): push the callee-saved registers, store
+// the stack pointer, load the other one, pop its registers, return where it left off.
+asm(R"(
+    .text
+    .p2align 4
+    .globl gconv_emu_swap
+    .hidden gconv_emu_swap
+    .type gconv_emu_swap, @function
+gconv_emu_swap:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size gconv_emu_swap, .-gconv_emu_swap
+)");
+#endif
+
 namespace gconv_emu {
 
 constexpr std::size_t k_stack_bytes = 512 * 1024;
@@ -18,7 +47,7 @@ inline void fiber_main() {
     for (const auto& group : f->committed) land(group);
     land(f->open_group);
     f->state = State::Done;
-    swapcontext(&f->context, &b->scheduler);
+    switch_fiber(f->context, b->scheduler);
 }
 
 inline void run_entry(void* args) {
@@ -90,11 +119,7 @@ inline bool run_block(Block& b, std::vector<GuardedPages*>& stacks, bool descend
         f.index = {static_cast<unsigned>(i), 0, 0};
         f.warp = i / 32;
         f.lane = i % 32;
-        getcontext(&f.context);
-        f.context.uc_stack.ss_sp = stacks[i]->data();
-        f.context.uc_stack.ss_size = k_stack_bytes;
-        f.context.uc_link = nullptr;
-        makecontext(&f.context, fiber_main, 0);
+        start_fiber(f.context, stacks[i]->data(), k_stack_bytes, fiber_main);
     }
     for (WarpExchange& w : b.warps) w = WarpExchange{};
     for (NamedBarrier& nb : b.named) nb = NamedBarrier{};
@@ -124,7 +149,7 @@ inline bool run_block(Block& b, std::vector<GuardedPages*>& stacks, bool descend
             continue;
         }
         b.current = &f;
-        swapcontext(&b.scheduler, &f.context);
+        switch_fiber(b.scheduler, f.context);
         progress = true;
         if (!b.error.empty()) return false;
         if (f.state == State::Done) {
