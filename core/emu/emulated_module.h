@@ -2,7 +2,7 @@
 // A generated kernel module built by the host C++ compiler against the CPU emulation of the
 // device (core/emu/device/): runs a kernel's own code, barriers, warp collectives and
 // asynchronous copies included, where no GPU is. For checking what kernels compute (CI has no
-// GPU), not for timing them. Linux (fibers on ucontext, dlopen).
+// GPU), not for timing them. Linux (fibers, dlopen, fork).
 #include "kernels/gconv_params.h"
 
 #include <filesystem>
