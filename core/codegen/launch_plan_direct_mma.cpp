@@ -125,9 +125,9 @@ std::size_t direct_mma_shared_bytes(const KernelConfig& c, const Problem& p) {
     const int64_t rows = ceil_div(ceil_div(tile_pixels, 16), frags) * frags * 16;
     const int64_t table = (ring ? 3 : 1) * g.reduction / 8 * 4 + 2 * rows * 4;
     // wave_k 2: per pair of warps, the second warp's fp32 sums (32 lanes x fragments x 4).
+    const int64_t pairs = int64_t{c.wave_m} * c.wave_n;
     const int64_t sums =
-        c.wave_k == 2 ? int64_t{c.wave_m} * 32 * frags * (direct_mma_unit_channels(c) / 8) * 4 * 4
-                      : 0;
+        c.wave_k == 2 ? pairs * 32 * frags * (direct_mma_unit_channels(c) / 8) * 4 * 4 : 0;
     return static_cast<std::size_t>(halo + filter + table + sums);
 }
 
@@ -183,6 +183,15 @@ SupportCheck check_direct_mma(const KernelConfig& c, const Problem& p, int warp_
                "d problems, the problem is ", p.ndim_spatial, "d");
     if (c.dtype == DataType::FP32) r.fail("data_type: direct_mma runs bf16 / fp16 mma.sync");
     if (warp_size != 32) r.fail("warp size: direct_mma is built for 32-lane warps only");
+    // The layouts the kernels are written for (the rules cull the rest from pools; a kernel
+    // named directly meets them here).
+    if (c.variant == Variant::BwdWeight
+            ? c.wave_k != 1
+            : c.wave_n != 1 || (c.wave_k != 1 && c.wave_k != 2) || (c.wave_k == 2 && c.wave_m > 8))
+        r.fail("wave layout ", c.wave_m, "x", c.wave_n, "x", c.wave_k,
+               c.variant == Variant::BwdWeight
+                   ? ": bwd_weight direct_mma runs wave_k 1"
+                   : ": direct_mma runs wave_n 1 and wave_k 1, or 2 with wave_m at most 8");
     if (r.failed) return {false, r.text.str()};
 
     // The kernel is compiled for one group width: tile_k = C/G = K/G.

@@ -16,9 +16,14 @@ namespace {
 
 using gconv_emu::GuardedPages;
 
+// The bytes around a tensor hold this pattern (NaN in every data type): a kernel that reads
+// just outside sees it in its result, one that writes there is caught by outside_holds().
+constexpr unsigned char k_outside = 0xff;
+
 std::unique_ptr<GuardedPages> guarded(std::size_t bytes) {
     auto pages = std::make_unique<GuardedPages>(bytes, true);
     if (!pages->ok()) throw Error("no memory for an emulated tensor of " + std::to_string(bytes));
+    pages->fill_all(k_outside);
     return pages;
 }
 
@@ -91,6 +96,15 @@ EmulatedCheck KernelEmulator::check(const Problem& p, std::uint64_t seed) const 
             launch.order = order;
             module_->launch(launch);
         }
+        const std::pair<const GuardedPages*, std::size_t> all[] = {
+            {d_in.get(), in.bytes.size()},
+            {d_wei.get(), wei.bytes.size()},
+            {d_out.get(), out.bytes.size()},
+            {d_work.get(), seq.workspace_bytes}};
+        const char* names[] = {"input", "weight", "output", "workspace"};
+        for (int t = 0; t < 4; ++t)
+            if (!all[t].first->outside_holds(k_outside, all[t].second))
+                throw Error(check.entry + ": wrote outside the " + names[t] + " tensor");
         (order == ThreadOrder::Ascending ? check.ascending : check.descending) =
             verify_output(result->data(), reference.data(), reference.size(), dtype);
     }

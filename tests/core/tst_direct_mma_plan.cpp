@@ -178,6 +178,15 @@ private slots:
             const QString why = joined(rules_of(bad));
             QVERIFY2(why.contains("wave_k 2 splits each item's taps"), qPrintable(why));
         }
+        // A kernel named directly skips the pool's rules; is_supported refuses what the kernel
+        // is not written for (two warps along n with wave_k 2 would share sums' slots).
+        KernelConfig across = c;
+        across.wave_m = 2, across.wave_n = 2;
+        const SupportCheck refused = is_supported(across, p);
+        QVERIFY(!refused.ok);
+        QVERIFY2(QString::fromStdString(refused.reason).contains("wave layout 2x2x2"),
+                 refused.reason.c_str());
+        QVERIFY(is_supported(c, p).ok);
         KernelConfig weight = weight_base(32);
         weight.wave_k = 2;
         QVERIFY2(joined(rules_of(weight)).contains("bwd_weight direct_mma has wave_m warps"),

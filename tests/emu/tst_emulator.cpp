@@ -5,6 +5,7 @@
 // of computing something: a missing barrier (stale shared memory in one thread order), a cp.async
 // read before its wait, lanes split between a barrier and a collective, a collective with lanes
 // exited, a shared address outside the launch's shared memory, a trap.
+#include "emu/device/gconv_emu_pages.h"
 #include "emu/emulated_module.h"
 #include "sweep/measurement.h"
 
@@ -21,6 +22,7 @@ using namespace gconv;
 using emu::EmulatedLaunch;
 using emu::EmulatedModule;
 using emu::ThreadOrder;
+using u32 = std::uint32_t;
 
 namespace {
 
@@ -123,6 +125,32 @@ extern "C" __global__ void async_early(ConvParams p) {
     static_cast<int*>(p.out)[t] = s[4 * t];
     arch::async_wait<0>();
     static_cast<int*>(p.out)[64 + t] = s[4 * t];
+}
+// A store into a cp.async destination before its wait: a race (the copy may land before or after).
+extern "C" __global__ void async_overwritten(ConvParams p) {
+    int* s = reinterpret_cast<int*>(gconv_dynamic_smem);
+    const int t = threadIdx.x;
+    arch::copy_async<16>(s + 4 * t, static_cast<const int*>(p.in) + 4 * t, true);
+    arch::async_commit();
+    s[4 * t] = 7;
+    arch::async_wait<0>();
+}
+// ldmatrix reads its rows when the warp executes it: stores a lane makes afterwards (here every
+// lane zeroes the rows) do not reach any lane's registers.
+extern "C" __global__ void ldmatrix_then_store(ConvParams p) {
+    u16* s = reinterpret_cast<u16*>(gconv_dynamic_smem);
+    const int l = threadIdx.x;
+    for (int i = l; i < 128; i += 32) s[i] = static_cast<u16>(i + 1);
+    arch::barrier();
+    u32 r[2];
+    mma::ldsm_x2(r, arch::shared_address(s + (l % 16) * 8));
+    for (int i = l; i < 128; i += 32) s[i] = 0;
+    static_cast<u32*>(p.out)[2 * l] = r[0];
+    static_cast<u32*>(p.out)[2 * l + 1] = r[1];
+}
+// Reads the shared byte at p.N (past the launch's bytes but inside its 16-byte rounding).
+extern "C" __global__ void shared_slack(ConvParams p) {
+    if (threadIdx.x == 0) static_cast<unsigned char*>(p.out)[0] = gconv_dynamic_smem[p.N];
 }
 extern "C" __global__ void divergent_barrier(ConvParams p) {
     if (threadIdx.x % 2) {
@@ -278,6 +306,53 @@ private slots:
             QCOMPARE(out[t], -1);
             QCOMPARE(out[64 + t], 1000 + 4 * t);
         }
+    }
+
+    void cp_async_lands_at_issue_in_the_descending_order() {
+        const EmulatedModule m(unit(k_fault_source), work_dir());
+        std::vector<int> in(256), out(128);
+        for (int i = 0; i < 256; ++i) in[i] = 1000 + i;
+        m.launch(
+            launch_of("async_early", 64, 1024, in.data(), out.data(), ThreadOrder::Descending));
+        for (int t = 0; t < 64; ++t) {
+            QCOMPARE(out[t], 1000 + 4 * t);
+            QCOMPARE(out[64 + t], 1000 + 4 * t);
+        }
+        const QString why =
+            stop_message(m, launch_of("async_overwritten", 64, 1024, in.data(), out.data()));
+        QVERIFY2(why.contains("written while a cp.async into them was in flight"), qPrintable(why));
+    }
+
+    void ldmatrix_reads_its_rows_once_for_the_warp() {
+        const EmulatedModule m(unit(k_fault_source), work_dir());
+        std::vector<u32> out(64);
+        for (const ThreadOrder order : {ThreadOrder::Ascending, ThreadOrder::Descending}) {
+            m.launch(launch_of("ldmatrix_then_store", 32, 256, nullptr, out.data(), order));
+            for (int l = 0; l < 32; ++l)
+                for (int i = 0; i < 2; ++i) {
+                    const int e = (8 * i + l / 4) * 8 + 2 * (l % 4); // row-major 16 x 8
+                    QCOMPARE(out[2 * l + i], u32(e + 1) | u32(e + 2) << 16);
+                }
+        }
+    }
+
+    void memory_just_outside_reads_as_poison_and_writes_there_show() {
+        const EmulatedModule m(unit(k_fault_source), work_dir());
+        unsigned char byte = 0;
+        EmulatedLaunch l = launch_of("shared_slack", 32, 20, nullptr, &byte);
+        l.params.N = 24;
+        m.launch(l);
+        QCOMPARE(int(byte), 0xff);
+        gconv_emu::GuardedPages g(20, true);
+        QVERIFY(g.ok());
+        g.fill_all(0xff);
+        std::memset(g.data(), 0, 20);
+        QVERIFY(g.outside_holds(0xff, 20));
+        g.data()[22] = 1;
+        QVERIFY(!g.outside_holds(0xff, 20));
+        g.data()[22] = 0xff;
+        g.data()[-1] = 1;
+        QVERIFY(!g.outside_holds(0xff, 20));
     }
 
     void named_barriers_pair_warps() {

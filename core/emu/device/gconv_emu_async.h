@@ -20,10 +20,23 @@ template <int BYTES> inline void copy_async(void* smem, const void* gmem, bool v
         std::memcpy(c.bytes, gmem, BYTES);
     else
         std::memset(c.bytes, 0, BYTES);
+    if (g_block->land_at_issue) {
+        std::memcpy(smem, c.bytes, BYTES);
+        return;
+    }
+    std::memcpy(c.before, smem, BYTES);
     g_block->current->open_group.push_back(c);
 }
+// Lands the copies; a destination written since its copy was issued is a race (the hardware
+// may land the copy before or after that write).
 inline void land(const std::vector<PendingCopy>& group) {
-    for (const PendingCopy& c : group) std::memcpy(c.dst, c.bytes, c.size);
+    for (const PendingCopy& c : group) {
+        if (std::memcmp(c.dst, c.before, c.size) != 0)
+            fail("shared bytes " + std::to_string(shared_offset(c.dst)) + ".." +
+                 std::to_string(shared_offset(c.dst) + c.size) +
+                 " were written while a cp.async into them was in flight");
+        std::memcpy(c.dst, c.bytes, c.size);
+    }
 }
 inline void async_commit() {
     Fiber* f = g_block->current;

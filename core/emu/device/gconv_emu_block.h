@@ -22,6 +22,7 @@ enum class Collective { None, Ldmatrix, LdmatrixTrans, Mma, Shuffle };
 struct PendingCopy {
     void* dst;
     unsigned char bytes[16];
+    unsigned char before[16]; // the destination when the copy was issued
     int size;
 };
 
@@ -38,6 +39,7 @@ struct Fiber {
 
 struct WarpExchange {
     alignas(16) unsigned char slots[2][32][32];
+    alignas(16) unsigned char rows[2][32][16]; // ldmatrix: the rows, read when the warp is complete
     Collective kind[2] = {Collective::None, Collective::None};
     int arrived = 0;
     int live = 0;
@@ -58,6 +60,7 @@ struct Block {
     Fiber* current = nullptr;
     FiberContext scheduler;
     int live = 0, at_barrier = 0;
+    bool land_at_issue = false; // cp.async writes at once instead of at its wait
     NamedBarrier named[16];
     std::string error;
     void (*body)(void*) = nullptr; // runs the entry with the launch's arguments

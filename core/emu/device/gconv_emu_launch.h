@@ -111,7 +111,8 @@ inline int release(Block& b, bool descending) {
     return first;
 }
 
-inline bool run_block(Block& b, std::vector<GuardedPages*>& stacks, bool descending) {
+inline bool run_block(Block& b, const GuardedPages& shared, std::vector<GuardedPages*>& stacks,
+                      bool descending) {
     const int n = static_cast<int>(b.fibers.size());
     for (int i = 0; i < n; ++i) {
         Fiber& f = b.fibers[i];
@@ -127,7 +128,7 @@ inline bool run_block(Block& b, std::vector<GuardedPages*>& stacks, bool descend
     b.live = n;
     b.at_barrier = 0;
     // Shared memory starts as NaN patterns: a read of bytes nobody wrote shows in the result.
-    std::memset(b.shared, 0xff, b.shared_bytes);
+    shared.fill_all(0xff);
     // The first runnable thread in scheduling order runs next: a warp released from a barrier
     // or a collective goes on before any later thread has moved, so it reads whatever the
     // later threads have not yet written.
@@ -195,13 +196,17 @@ gconv_emu_launch(const GconvEmuLaunch* launch, char* error, int error_size) {
     b.fibers.resize(launch->threads);
     b.warps.resize((launch->threads + 31) / 32);
     b.body = run_entry;
+    // cp.async may land any time between its issue and its wait: at the wait in one order
+    // (a read before the wait sees old bytes), at once in the other (a buffer the copy overwrites
+    // while others still read it shows).
+    b.land_at_issue = launch->descending != 0;
     b.body_args = const_cast<GconvEmuLaunch*>(launch);
     g_block = &b;
     for (unsigned z = 0; z < b.grid.z; ++z)
         for (unsigned y = 0; y < b.grid.y; ++y)
             for (unsigned x = 0; x < b.grid.x; ++x) {
                 b.index = {x, y, z};
-                if (!run_block(b, stacks, launch->descending != 0)) {
+                if (!run_block(b, shared, stacks, launch->descending != 0)) {
                     g_block = nullptr;
                     return report(b.error);
                 }

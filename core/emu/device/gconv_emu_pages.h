@@ -3,6 +3,7 @@
 // tensors: an access past the end (or, with a guard before, before the start) faults instead of
 // touching another buffer. POSIX only; used by the emulated modules and the host alike.
 #include <cstddef>
+#include <cstring>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ public:
             base_ = nullptr;
             return;
         }
+        first_ = first;
         data_ = first + body - usable_;
     }
     ~GuardedPages() {
@@ -35,6 +37,21 @@ public:
     GuardedPages(const GuardedPages&) = delete;
     GuardedPages& operator=(const GuardedPages&) = delete;
     bool ok() const { return base_ != nullptr; }
+    // Whether every accessible byte outside the first `data_bytes` of the data still holds
+    // `value` (a kernel that writes past a tensor but not past the page changes them).
+    bool outside_holds(unsigned char value, std::size_t data_bytes) const {
+        if (!base_) return true;
+        for (const unsigned char* p = first_; p < data_; ++p)
+            if (*p != value) return false;
+        for (const unsigned char* p = data_ + data_bytes; p < data_ + usable_; ++p)
+            if (*p != value) return false;
+        return true;
+    }
+    // Fills every accessible byte, the slack around the data included (reading just outside the
+    // data then shows the pattern, a NaN in every data type for 0xff, instead of zeros).
+    void fill_all(unsigned char value) const {
+        if (base_) std::memset(first_, value, static_cast<std::size_t>(data_ + usable_ - first_));
+    }
     unsigned char* data() const { return data_; }
     // The top of the accessible bytes (a fiber stack grows down from here).
     unsigned char* end() const { return data_ + usable_; }
@@ -42,6 +59,7 @@ public:
 private:
     std::size_t page_ = 0, usable_ = 0, total_ = 0;
     unsigned char* base_ = nullptr;
+    unsigned char* first_ = nullptr;
     unsigned char* data_ = nullptr;
 };
 

@@ -8,10 +8,19 @@
 
 namespace gconv_emu {
 
+struct NoSnapshot {
+    void operator()(WarpExchange&, int) const {}
+};
+
 // Deposits this lane's operands of collective KIND and waits for the whole warp; returns the
 // 32 lanes' operands. Two slot sets alternate: a lane can be one collective ahead of another
-// (the next one cannot be released before every lane has left this one).
-inline unsigned char (*exchange(Collective kind, const void* mine, int bytes))[32] {
+// (the next one cannot be released before every lane has left this one). The lane that
+// completes the warp runs snapshot(exchange, set) before any lane goes on: what the instruction
+// reads from memory is read at one moment, as the hardware's warp reads it, whatever a lane that
+// resumes first stores afterwards.
+template <class Snapshot = NoSnapshot>
+inline unsigned char (*exchange(Collective kind, const void* mine, int bytes,
+                                Snapshot snapshot = {}))[32] {
     Fiber* f = g_block->current;
     WarpExchange& w = g_block->warps[f->warp];
     const int set = f->collectives & 1;
@@ -21,7 +30,7 @@ inline unsigned char (*exchange(Collective kind, const void* mine, int bytes))[3
         fail("the lanes of warp " + std::to_string(f->warp) +
              " reached different collective instructions");
     std::memcpy(w.slots[set][f->lane], mine, bytes);
-    ++w.arrived;
+    if (++w.arrived == w.live) snapshot(w, set);
     f->state = State::AtWarp;
     yield();
     ++f->collectives;
@@ -34,18 +43,21 @@ inline int lane() {
 
 // ldmatrix .m8n8 .x1/.x2/.x4 (.trans): lanes 8i..8i+7 address the rows of matrix i.
 template <int NUM, bool TRANS> inline void ldmatrix(u32* r, u32 row_address) {
-    auto rows = exchange(TRANS ? Collective::LdmatrixTrans : Collective::Ldmatrix, &row_address, 4);
+    const WarpExchange& w = g_block->warps[g_block->current->warp];
+    const int set = g_block->current->collectives & 1;
+    exchange(TRANS ? Collective::LdmatrixTrans : Collective::Ldmatrix, &row_address, 4,
+             [](WarpExchange& x, int s) {
+                 for (int row = 0; row < 8 * NUM; ++row)
+                     std::memcpy(x.rows[s][row],
+                                 shared_at(load_u32(x.slots[s][row]), 16, 16, "ldmatrix row"), 16);
+             });
     const int l = lane();
     for (int i = 0; i < NUM; ++i) {
-        for (int j = 0; j < 8; ++j) shared_at(load_u32(rows[8 * i + j]), 16, 16, "ldmatrix row");
         if (!TRANS) {
-            const u32 row = load_u32(rows[8 * i + l / 4]);
-            r[i] = load_u32(g_block->shared + row + 4 * (l % 4));
+            r[i] = load_u32(w.rows[set][8 * i + l / 4] + 4 * (l % 4));
         } else {
-            const u32 row0 = load_u32(rows[8 * i + 2 * (l % 4)]);
-            const u32 row1 = load_u32(rows[8 * i + 2 * (l % 4) + 1]);
-            const u16 lo = load_u16(g_block->shared + row0 + 2 * (l / 4));
-            const u16 hi = load_u16(g_block->shared + row1 + 2 * (l / 4));
+            const u16 lo = load_u16(w.rows[set][8 * i + 2 * (l % 4)] + 2 * (l / 4));
+            const u16 hi = load_u16(w.rows[set][8 * i + 2 * (l % 4) + 1] + 2 * (l / 4));
             r[i] = static_cast<u32>(lo) | static_cast<u32>(hi) << 16;
         }
     }
