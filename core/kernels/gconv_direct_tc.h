@@ -57,6 +57,37 @@ template <class Cfg> struct TcShape {
                   "tile_m / (16 x tile_k) is the widest tile: a multiple of 16 up to 64");
 };
 
+// Unit u of a staging walk over staged rows q x column phases f (P) x `pairs` element pairs x
+// OCT 8-channel vectors (vector fastest): its vector o, first element x of the pair, phase f and
+// row q, and the two 16-byte vectors of elements x and x + 1, element m of phase f being source
+// pixel (hi0 + q, wi0 + P m + f) of image n. Zeros outside the image, past the channels, at or
+// past element `used`, and for a unit out of range (!live).
+struct SourceUnit {
+    int o, x, f, q;
+    Raw<16> v[2];
+};
+template <class S, int P>
+GCONV_DEVICE SourceUnit load_source_unit(const typename S::T* src, int u, bool live, int pairs,
+                                         int n, int sH, int sW, int C, int hi0, int wi0, int ch0,
+                                         int used) {
+    SourceUnit t;
+    t.o = u % S::OCT;
+    int px = u / S::OCT;
+    t.x = 2 * (px % pairs);
+    px /= pairs;
+    t.f = px % P, t.q = px / P;
+    const int hi = hi0 + t.q, c = ch0 + t.o * 8;
+    const bool row_ok = live && inside(hi, sH) && c < C;
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+        const int wi = wi0 + P * (t.x + i) + t.f;
+        const bool ok = row_ok && inside(wi, sW) && t.x + i < used;
+        t.v[i] = ok ? *reinterpret_cast<const Raw<16>*>(src + ((n * sH + hi) * sW + wi) * C + c)
+                    : Raw<16>::zero();
+    }
+    return t;
+}
+
 // Copies source rows into the channel planes, transposed: element m of column phase f of staged
 // row q is source pixel (hi0 + q, wi0 + P m + f) of image n; row q lands at row (q % SH) x
 // phase_rows + q / SH (row phases, gconv_direct_tc_layout.h). Pairs (m, m + 1) of one 8-channel
@@ -67,7 +98,6 @@ template <class S, int SH, int P>
 GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, int n, int hi0,
                                int wi0, int ch0, const direct_tc::Geometry<int>& g, int used,
                                u16* planes, int plane) {
-    typedef typename S::T T;
     const int tid = static_cast<int>(threadIdx.x);
     const int pairs = g.row_stride / 2;
     const int units = g.in_rows * P * pairs * S::OCT;
@@ -76,21 +106,12 @@ GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, 
         u32* at;
     };
     auto load = [&](int u, Unit& t) {
-        const int o = u % S::OCT;
-        int px = u / S::OCT;
-        const int x = 2 * (px % pairs);
-        px /= pairs;
-        const int f = px % P, q = px / P;
-        const int hi = hi0 + q, c = ch0 + o * 8;
-        const bool row_ok = u < units && inside(hi, sH) && c < C;
-        const T* from = src + ((n * sH + hi) * sW + wi0 + P * x + f) * C + c;
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            const bool ok = row_ok && inside(wi0 + P * (x + i) + f, sW) && x + i < used;
-            t.v[i] = ok ? *reinterpret_cast<const Raw<16>*>(from + i * P * C) : Raw<16>::zero();
-        }
-        const int row = (q % SH) * g.phase_rows + q / SH;
-        t.at = reinterpret_cast<u32*>(planes + (o * 8 * P + f) * plane + row * g.row_stride + x);
+        const SourceUnit s =
+            load_source_unit<S, P>(src, u, u < units, pairs, n, sH, sW, C, hi0, wi0, ch0, used);
+        t.v[0] = s.v[0], t.v[1] = s.v[1];
+        const int row = (s.q % SH) * g.phase_rows + s.q / SH;
+        t.at =
+            reinterpret_cast<u32*>(planes + (s.o * 8 * P + s.f) * plane + row * g.row_stride + s.x);
     };
     auto store = [&](const Unit& t) {
 #pragma unroll
@@ -428,23 +449,11 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
         const int in_units = g.in_rows * P * pairs * S::OCT;
         const int hi0 = h0 * P - p.pad_h, wi0 = w0 * P - p.pad_w;
         for (int u = tid; u < in_units; u += S::THREADS) {
-            const int o = u % S::OCT;
-            int px = u / S::OCT;
-            const int x = 2 * (px % pairs);
-            px /= pairs;
-            const int f = px % P, q = px / P;
-            const int hi = hi0 + q, c = ch0 + o * 8;
-            const bool row_ok = inside(hi, p.Hi) && c < p.C;
-            Raw<16> v[2];
-#pragma unroll
-            for (int i = 0; i < 2; ++i) {
-                const int wi = wi0 + P * (x + i) + f;
-                const bool ok = row_ok && inside(wi, p.Wi) && x + i < used;
-                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(
-                                in + ((n * p.Hi + hi) * p.Wi + wi) * p.C + c)
-                          : Raw<16>::zero();
-            }
-            u16* row0 = ins + (o * 8) * i_plane + q * i_row + f * 2 * g.row_stride;
+            const SourceUnit s =
+                load_source_unit<S, P>(in, u, true, pairs, n, p.Hi, p.Wi, p.C, hi0, wi0, ch0, used);
+            const int x = s.x;
+            const Raw<16>(&v)[2] = s.v;
+            u16* row0 = ins + (s.o * 8) * i_plane + s.q * i_row + s.f * 2 * g.row_stride;
             u32* at = reinterpret_cast<u32*>(row0 + x);
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
