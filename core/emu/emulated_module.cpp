@@ -51,6 +51,24 @@ bool run_to_end(const std::vector<std::string>& argv, const fs::path& log, std::
     return exit.exited && exit.signal == 0 && exit.code == 0;
 }
 
+// The first line argv prints on stdout (empty when it cannot be run).
+std::string first_line_of(const std::vector<std::string>& argv) {
+    ProcessOptions options;
+    options.argv = argv;
+    options.stderr_log = fs::temp_directory_path() / "gconv-emu-version.log";
+    try {
+        ChildProcess child(options);
+        child.send_and_close_stdin("");
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        std::string line;
+        const bool got = child.read_line(line, deadline) == ChildProcess::ReadStatus::Line;
+        child.wait(deadline);
+        return got ? line : std::string();
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
 std::string read_text(const fs::path& path) {
     std::ifstream in(path);
     std::stringstream s;
@@ -70,13 +88,14 @@ EmulatorToolchain EmulatorToolchain::host_default() {
     EmulatorToolchain t;
     const char* env = std::getenv("GCONV_EMU_CXX");
     t.compiler = find_executable(env && *env ? env : GCONV_EMU_DEFAULT_CXX);
+    t.version = first_line_of({t.compiler, "--version"});
     t.flags = {"-std=c++20",     "-O1", "-g0", "-w", "-fPIC", "-shared", "-fvisibility=hidden",
                "-fno-gnu-unique"};
     return t;
 }
 
 std::string EmulatorToolchain::identity() const {
-    std::string id = compiler;
+    std::string id = compiler + " (" + version + ")";
     for (const std::string& f : flags) id += " " + f;
     return id;
 }

@@ -13,6 +13,7 @@ namespace gconv::emu {
 
 struct EmulatorToolchain {
     std::string compiler; // an executable path
+    std::string version;  // the first line of its --version (a new compiler builds new modules)
     std::vector<std::string> flags;
     // $GCONV_EMU_CXX (a path or a name on PATH), else the C++ compiler gconv was built with;
     // -O1: the unrolled kernels compile in seconds and run fast enough on small problems.
