@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """A shipped pool out of an exploration pool's runs: for every problem of the gconv-bench CSVs the
 best verified latency, then every kernel within --within percent of it on at least one problem is
-kept; the output is the --base trait config with its tile records (tile, wave layout, warp tile)
+kept (with --against, the best also counts the verified cells of other pools' runs, whose kernels
+are never kept, so only kernels that come near the best of every pool stay); the output is the
+--base trait config with its tile records (tile, wave layout, warp tile)
 and block_per_cu values cut down to those of the kept kernels. Every other axis stays as --base
 has it, so this suits pools that vary only those (the cartesian product may also bring back a
 few combinations that were not kept; their count is printed). Per problem it prints the best
 kernel and how many are kept.
 
 usage: bench/pool_from_runs.py --base EXPLORE.json [--within 3] [--match RE]
-                               [--description TEXT] -o OUT.json RUN.csv [RUN.csv ...]
+                               [--against OTHER.csv]... [--description TEXT]
+                               -o OUT.json RUN.csv [RUN.csv ...]
 exit status: 0 written, 1 bad input (no verified cell, a kernel name it cannot read), 2 usage.
 """
 import argparse
@@ -53,6 +56,9 @@ def main():
     ap.add_argument("--base", required=True, help="the exploration pool's trait config")
     ap.add_argument("--within", type=float, default=3.0, help="percent over the best kept")
     ap.add_argument("--match", help="only kernels whose names match this regular expression")
+    ap.add_argument("--against", action="append", default=[], metavar="OTHER.csv",
+                    help="a run of another pool (repeatable): it sets the best, none of its "
+                         "kernels is kept")
     ap.add_argument("--description", help="the output config's description")
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("runs", nargs="+")
@@ -66,10 +72,17 @@ def main():
     if not best:
         print("pool_from_runs.py: no verified cell in the runs", file=sys.stderr)
         return 1
+    for problem, kernel, ms in verified_cells(args.against, None):
+        if problem in best and ms < best[problem][1]:
+            best[problem] = (kernel, ms)
     kept = {}
     for problem, kernel, ms in cells:
         if ms <= best[problem][1] * (1 + args.within / 100):
             kept.setdefault(kernel, set()).add(problem)
+    if not kept:
+        print("pool_from_runs.py: no kernel of the runs comes within "
+              f"{args.within:g}% of the best of the other pools", file=sys.stderr)
+        return 1
     for problem in sorted(best):
         near = sum(1 for k in kept if problem in kept[k])
         print(f"{problem}: best {best[problem][0]} {best[problem][1]:.4f} ms, {near} within "

@@ -3,7 +3,8 @@
 # the backward test-validation sets, then best-of-pool against cuDNN timed in the same run
 # (--baseline cudnn) on the baseline shapes of both backward directions and of forward.
 # Parts run in order of importance; once GCONV_DEADLINE_S (default 480) seconds have passed,
-# the remaining parts are skipped and listed. GCONV_ONLY="name1 name2" runs only those parts.
+# the remaining parts are skipped and listed. GCONV_PARTS="name1 name2" runs only those parts
+# (not GCONV_ONLY: check_all.sh is called with that one, naming its own parts).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 start=$(date +%s)
@@ -13,7 +14,7 @@ build_tools "$out/build.log" gconv-bench gconv-worker
 skipped=()
 run() { # name variant config problems-arg... (extra args)
   local name=$1 variant=$2 config=$3; shift 3
-  if [ -n "${GCONV_ONLY:-}" ] && [[ " $GCONV_ONLY " != *" $name "* ]]; then return; fi
+  if [ -n "${GCONV_PARTS:-}" ] && [[ " $GCONV_PARTS " != *" $name "* ]]; then return; fi
   if [ $(( $(date +%s) - start )) -ge "$deadline" ]; then skipped+=("$name"); return; fi
   local t0=$(date +%s)
   $bench --variant "$variant" --arch auto --progress none --config "$config" "$@" \

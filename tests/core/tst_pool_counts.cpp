@@ -1,7 +1,7 @@
 // The pool of every shipped config on every architecture: hundreds of kernels on sm_90 and
 // gfx950 (at most about a hundred for the direct pipeline's *_direct.json and
-// *_direct_staged.json; the NVIDIA-only
-// *_direct_mma.json (2D and 3D) none on AMD), and exactly the counts the README's table states.
+// *_direct_staged.json; the NVIDIA-only *_direct_mma.json (2D and 3D) and *_direct_tc.json none on
+// AMD), and exactly the counts the README's table states.
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/trait_config.h"
@@ -63,10 +63,15 @@ private slots:
             const bool direct = f.endsWith("_direct.json") || f.endsWith("_direct_staged.json");
             // The tensor-core direct pool is NVIDIA-only (ldmatrix, mma.sync), a few per C/G
             // (bwd_weight's times its five split_k values).
-            if (f.endsWith("_direct_mma.json")) {
+            // The tensor-core depthwise entries ship as their few winning tiles.
+            const bool tensor_core_direct = f.endsWith("_direct_tc.json");
+            if (f.endsWith("_direct_mma.json") || tensor_core_direct) {
                 const auto n = enumerate_pool(traits, specs.get("sm_90"), specs).kernels.size();
-                const std::size_t most = f.startsWith("bwd_weight") ? 700 : 300;
-                QVERIFY2(n >= 20 && n <= most,
+                const std::size_t most = tensor_core_direct        ? 40
+                                         : f.startsWith("bwd_weight") ? 700
+                                                                      : 300;
+                const std::size_t least = tensor_core_direct ? 1 : 20;
+                QVERIFY2(n >= least && n <= most,
                          qPrintable(QString("%1 on sm_90: %2").arg(f).arg(n)));
                 QVERIFY2(enumerate_pool(traits, specs.get("gfx950"), specs).kernels.empty(),
                          qPrintable(QString("%1 has kernels on gfx950").arg(f)));

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/pool_from_runs.py on generated runs: it keeps exactly the kernels within --within percent
-of each problem's best verified latency (failed and unverified cells never count), writes their
-tiles and block_per_cu values into the base config, and refuses runs without a verified cell."""
+of each problem's best verified latency (failed and unverified cells never count), lets other
+pools' runs (--against) set the best without keeping their kernels, writes the kept tiles and
+block_per_cu values into the base config, and refuses runs without a verified cell."""
 import csv
 import json
 import os
@@ -35,14 +36,18 @@ class PoolFromRuns(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def run_script(self, rows, *extra):
-        runs = os.path.join(self.tmp.name, "runs.csv")
+    def write_runs(self, file_name, rows):
+        runs = os.path.join(self.tmp.name, file_name)
         with open(runs, "w", newline="") as f:
             w = csv.DictWriter(f, ["kernel", "problem_key", "latency_ms", "status", "verified"])
             w.writeheader()
             for r in rows:
                 w.writerow(dict(zip(["kernel", "problem_key", "latency_ms", "status", "verified"],
                                     r)))
+        return runs
+
+    def run_script(self, rows, *extra):
+        runs = self.write_runs("runs.csv", rows)
         out = os.path.join(self.tmp.name, "out.json")
         p = subprocess.run([sys.executable, SCRIPT, "--base", self.base, "-o", out] + list(extra)
                            + [runs], capture_output=True, text=True)
@@ -75,6 +80,31 @@ class PoolFromRuns(unittest.TestCase):
         p, out = self.run_script(rows, "--within", "15")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(len(json.load(open(out))["trait_config"]["tile"]["values"]), 2)
+
+    def test_other_pools_set_the_best_but_keep_none_of_theirs(self):
+        a, b, c = name(1024, 16, 1, 4), name(512, 8, 1, 2), name(256, 32, 1, 8)
+        other = self.write_runs("other.csv", [
+            (c, "p1", "0.50", "ok", "true"),   # beats every kernel of the pool on p1
+            (c, "p2", "2.00", "ok", "true"),   # loses to a on p2
+            (c, "p3", "0.01", "fail", "false"),  # a failed cell of the other pool never counts
+        ])
+        rows = [(a, "p1", "1.00", "ok", "true"), (b, "p1", "0.51", "ok", "true"),
+                (a, "p2", "1.00", "ok", "true"), (b, "p2", "1.50", "ok", "true"),
+                (b, "p3", "1.00", "ok", "true")]
+        p, out = self.run_script(rows, "--within", "3", "--against", other)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        tiles = {(t["m"], t["wave"][0])
+                 for t in json.load(open(out))["trait_config"]["tile"]["values"]}
+        self.assertEqual(tiles, {(512, 2), (1024, 4)})  # b near p1's best, a p2's, b p3's
+        self.assertIn("p1: best " + c, p.stdout)
+
+    def test_nothing_near_the_other_pools_is_refused(self):
+        a, c = name(1024, 16, 1, 4), name(256, 32, 1, 8)
+        other = self.write_runs("other.csv", [(c, "p1", "0.50", "ok", "true")])
+        p, out = self.run_script([(a, "p1", "1.00", "ok", "true")], "--against", other)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("comes within", p.stderr)
+        self.assertFalse(os.path.exists(out))
 
     def test_runs_without_a_verified_cell_are_refused(self):
         p, out = self.run_script([(name(1024, 16, 1, 4), "p1", "1.0", "ok", "false")])
