@@ -176,18 +176,33 @@ GCONV_DEVICE TcTile tc_tile(const ConvParams& p, const direct_tc::Geometry<int>&
             channel_block<S>(p) * S::TN, tile < g.tiles};
 }
 
-// Stages the block's filter rows: `rows` rows of 2 kBRow elements per channel, [channel][row]
+// Stages the block's filter rows: ROWS rows of 2 kBRow elements per channel, [channel][row]
 // [element]; element i of row `row` holds the filter tap tap(row, i) (r x K + s of the stored
-// KS x KS filter) or zero for -1 and past C.
-template <class S, int KS, class Tap>
-GCONV_DEVICE void stage_filter_rows(const ConvParams& p, u16* brows, int ch0, int rows, Tap tap) {
+// KS x KS filter) or zero for -1 and past C. A thread builds whole rows: with the element index
+// a constant of the unrolled loop, tap() folds to a few compares per element, and a row leaves
+// as six 16-byte stores. (One element per thread spent most of a small tile's instructions on
+// index arithmetic and 2-byte stores: about 5,600 per warp of a 2-warp block, against 112 MMAs.)
+template <class S, int KS, int ROWS, class Tap>
+GCONV_DEVICE void stage_filter_rows(const ConvParams& p, u16* brows, int ch0, Tap tap) {
     constexpr int ROW = 2 * direct_tc::kBRow;
+    static_assert(ROW % 8 == 0, "a staged filter row is whole 16-byte vectors");
     const u16* wei = static_cast<const u16*>(p.wei);
-    const int per_channel = rows * ROW;
-    for (int e = static_cast<int>(threadIdx.x); e < S::TN * per_channel; e += S::THREADS) {
-        const int cl = e / per_channel, rem = e - cl * per_channel;
-        const int t = tap(rem / ROW, rem % ROW);
-        brows[e] = t >= 0 && ch0 + cl < p.C ? wei[(ch0 + cl) * KS * KS + t] : u16(0);
+    for (int pair = static_cast<int>(threadIdx.x); pair < S::TN * ROWS; pair += S::THREADS) {
+        const int cl = pair / ROWS, row = pair - cl * ROWS;
+        const bool live = ch0 + cl < p.C;
+        const u16* w = wei + (live ? ch0 + cl : 0) * KS * KS;
+        Raw<16>* out = reinterpret_cast<Raw<16>*>(brows + pair * ROW);
+#pragma unroll
+        for (int v = 0; v < ROW / 8; ++v) {
+            Raw<16> vec;
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const int i = v * 8 + 2 * k, lo = tap(row, i), hi = tap(row, i + 1);
+                const u32 a = live && lo >= 0 ? w[lo] : 0u, b = live && hi >= 0 ? w[hi] : 0u;
+                vec.v[k] = a | b << 16;
+            }
+            out[v] = vec;
+        }
     }
 }
 
@@ -262,8 +277,10 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
                            h0 * SH - pad_h, w0 * P - pad_w, ch0, g, g.cols + (KS - 1) / P, planes,
                            plane);
     // [phase f][filter row r]: tap (r, stride x d + f) at Toeplitz offset d; bwd_data rotated.
-    stage_filter_rows<S, KS>(p, brows, ch0, P * KS, [](int row, int i) {
-        const int f = row / KS, r = row % KS, s = direct_tc::b_row_tap(i, KS, P, f);
+    // With stride 1 the row is the filter row itself: taps fold to constants per element.
+    stage_filter_rows<S, KS, P * KS>(p, brows, ch0, [](int row, int i) {
+        const int f = P == 1 ? 0 : row / KS, r = P == 1 ? row : row % KS;
+        const int s = direct_tc::b_row_tap(i, KS, P, f);
         if (s < 0) return -1;
         return BWD ? (KS - 1 - r) * KS + KS - 1 - s : r * KS + s;
     });
@@ -334,7 +351,7 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
     stage_source<S, 1, 1>(static_cast<const typename S::T*>(p.out), p.Ho, p.Wo, p.C, n,
                           h0 - ay.lead, w0 - ax.lead, ch0, g, g.cols + ax.span, planes, plane);
     // [phase py * 2 + px][tap row e'y]: tap e'x of the phase at Toeplitz offset offset + e'x.
-    stage_filter_rows<S, KS>(p, brows, ch0, 4 * EM, [&](int row, int i) {
+    stage_filter_rows<S, KS, 4 * EM>(p, brows, ch0, [&](int row, int i) {
         const int ph = row / EM, py = ph >> 1, px = ph & 1, ey = row % EM;
         const int ex = direct_tc::b_row_offset(i) - pick(ax.offset, px);
         const int ty = pick(ay.taps, py), tx = pick(ax.taps, px);

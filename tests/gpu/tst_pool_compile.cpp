@@ -71,8 +71,11 @@ class TestPoolCompile : public QObject {
         for (const auto& path : pool_configs(wgmma)) {
             const auto pool =
                 enumerate_pool(load_trait_config(path.toStdString()), specs.get(arch), specs);
-            // The *_direct_mma.json pools are NVIDIA-only (ldmatrix, mma.sync): empty on AMD.
-            if (path.endsWith("_direct_mma.json") && specs.get(arch).vendor != "nvidia") {
+            // The *_direct_mma.json and *_direct_tc.json pools are NVIDIA-only (ldmatrix,
+            // mma.sync): empty on AMD.
+            const bool nvidia_only =
+                path.endsWith("_direct_mma.json") || path.endsWith("_direct_tc.json");
+            if (nvidia_only && specs.get(arch).vendor != "nvidia") {
                 QVERIFY2(pool.kernels.empty(), qPrintable(path));
                 continue;
             }
