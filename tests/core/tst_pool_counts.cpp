@@ -67,7 +67,7 @@ private slots:
             const bool tensor_core_direct = f.endsWith("_direct_tc.json");
             if (f.endsWith("_direct_mma.json") || tensor_core_direct) {
                 const auto n = enumerate_pool(traits, specs.get("sm_90"), specs).kernels.size();
-                const std::size_t most = tensor_core_direct        ? 40
+                const std::size_t most = tensor_core_direct           ? 40
                                          : f.startsWith("bwd_weight") ? 700
                                                                       : 300;
                 const std::size_t least = tensor_core_direct ? 1 : 20;
