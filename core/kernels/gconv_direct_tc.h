@@ -88,6 +88,22 @@ GCONV_DEVICE SourceUnit load_source_unit(const typename S::T* src, int u, bool l
     return t;
 }
 
+// A staging walk of `units` units, STEP of them per step of a thread: every load of a step is
+// issued before the first store, so STEP x 2 16-byte loads are in flight instead of the two of
+// one unit. load(u, unit) must accept u >= units (a unit of zeros, never stored).
+template <class S, int STEP, class Unit, class Load, class Store>
+GCONV_DEVICE void stage_units(int units, Load load, Store store) {
+#pragma unroll 1
+    for (int u = static_cast<int>(threadIdx.x); u < units; u += STEP * S::THREADS) {
+        Unit t[STEP];
+#pragma unroll
+        for (int i = 0; i < STEP; ++i) load(u + i * S::THREADS, t[i]);
+#pragma unroll
+        for (int i = 0; i < STEP; ++i)
+            if (i == 0 || u + i * S::THREADS < units) store(t[i]);
+    }
+}
+
 // Copies source rows into the channel planes, transposed: element m of column phase f of staged
 // row q is source pixel (hi0 + q, wi0 + P m + f) of image n; row q lands at row (q % SH) x
 // phase_rows + q / SH (row phases, gconv_direct_tc_layout.h). Pairs (m, m + 1) of one 8-channel
@@ -98,7 +114,6 @@ template <class S, int SH, int P>
 GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, int n, int hi0,
                                int wi0, int ch0, const direct_tc::Geometry<int>& g, int used,
                                u16* planes, int plane) {
-    const int tid = static_cast<int>(threadIdx.x);
     const int pairs = g.row_stride / 2;
     const int units = g.in_rows * P * pairs * S::OCT;
     struct Unit {
@@ -119,14 +134,7 @@ GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, 
             t.at[j * P * plane / 2] =
                 mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
     };
-#pragma unroll 1
-    for (int u = tid; u < units; u += 2 * S::THREADS) {
-        Unit a, b;
-        load(u, a);
-        load(u + S::THREADS, b);
-        store(a);
-        if (u + S::THREADS < units) store(b);
-    }
+    stage_units<S, 2, Unit>(units, load, store);
 }
 
 // The MMAs of one item for its 8 channels: filter rows r < rows (of at most ROWS), A of channel
@@ -434,30 +442,39 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     const T* dout = static_cast<const T*>(p.out);
 
     for (int e = tid; e < S::TN * KS * KS; e += S::THREADS) sums[e] = 0.0f;
+    // Units per staging step (8 16-byte loads in flight per thread): staging holds none of the
+    // MMA walk's registers, so the loads fit under its 80.
+    constexpr int STEP = 4;
     if (live) {
         // dOut rows h0 .. h0 + TH - 1 (zeros past the image and the tile), then the zero row:
         // units of two columns of one 8-channel vector, as in stage_source.
         const int pairs = g.row_stride / 2;
         const int units = (S::TH + 1) * pairs * S::OCT;
-        for (int u = tid; u < units; u += S::THREADS) {
+        struct DoutUnit {
+            Raw<16> v[2];
+            u32* at;
+        };
+        auto load_dout = [&](int u, DoutUnit& t) {
             const int o = u % S::OCT, px = u / S::OCT;
             const int q = px / pairs, x = 2 * (px - q * pairs);
             const int y = h0 + q, c = ch0 + o * 8;
-            const bool row_ok = q < S::TH && y < p.Ho && c < p.C;
-            Raw<16> v[2];
+            const bool row_ok = u < units && q < S::TH && y < p.Ho && c < p.C;
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
                 const bool ok = row_ok && x + i < g.cols && w0 + x + i < p.Wo;
-                v[i] = ok ? *reinterpret_cast<const Raw<16>*>(
-                                dout + ((n * p.Ho + y) * p.Wo + w0 + x + i) * p.C + c)
-                          : Raw<16>::zero();
+                t.v[i] = ok ? *reinterpret_cast<const Raw<16>*>(
+                                  dout + ((n * p.Ho + y) * p.Wo + w0 + x + i) * p.C + c)
+                            : Raw<16>::zero();
             }
-            u32* at = reinterpret_cast<u32*>(douts + (o * 8) * d_plane + q * g.row_stride + x);
+            t.at = reinterpret_cast<u32*>(douts + (o * 8) * d_plane + q * g.row_stride + x);
+        };
+        auto store_dout = [&](const DoutUnit& t) {
 #pragma unroll
             for (int j = 0; j < 8; ++j)
-                at[j * d_plane / 2] =
-                    mma::prmt(v[0].v[j / 2], v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
-        }
+                t.at[j * d_plane / 2] =
+                    mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
+        };
+        stage_units<S, STEP, DoutUnit>(units, load_dout, store_dout);
         // Input rows h0 S - pad_h ...: element m of phase f, copy 0, is column w0 S - pad_w +
         // S m + f; copy 1 holds copy 0's element m + 1 at m. Elements at or past TW + (K - 1) / S
         // meet only discarded Hankel rows or zero dOut columns; they are zero-filled so that no
@@ -465,16 +482,17 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
         const int used = g.cols + (KS - 1) / P;
         const int in_units = g.in_rows * P * pairs * S::OCT;
         const int hi0 = h0 * P - p.pad_h, wi0 = w0 * P - p.pad_w;
-        for (int u = tid; u < in_units; u += S::THREADS) {
-            const SourceUnit s =
-                load_source_unit<S, P>(in, u, true, pairs, n, p.Hi, p.Wi, p.C, hi0, wi0, ch0, used);
+        auto load_in = [&](int u, SourceUnit& t) {
+            t = load_source_unit<S, P>(in, u, u < in_units, pairs, n, p.Hi, p.Wi, p.C, hi0, wi0,
+                                       ch0, used);
+        };
+        auto store_in = [&](const SourceUnit& s) {
             const int x = s.x;
-            const Raw<16>(&v)[2] = s.v;
             u16* row0 = ins + (s.o * 8) * i_plane + s.q * i_row + s.f * 2 * g.row_stride;
             u32* at = reinterpret_cast<u32*>(row0 + x);
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
-                const u32 left = v[0].v[j / 2], right = v[1].v[j / 2]; // elements x, x + 1
+                const u32 left = s.v[0].v[j / 2], right = s.v[1].v[j / 2]; // elements x, x + 1
                 at[j * i_plane / 2] = mma::prmt(left, right, (j & 1) ? 0x7632u : 0x5410u);
                 // copy 1: element x - 1 is element x, element x is element x + 1
                 u16* c1 = row0 + j * i_plane + g.row_stride + x;
@@ -485,7 +503,8 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
             if (x + 2 == g.row_stride)
 #pragma unroll
                 for (int j = 0; j < 8; ++j) row0[j * i_plane + 2 * g.row_stride - 1] = 0;
-        }
+        };
+        stage_units<S, STEP, SourceUnit>(in_units, load_in, store_in);
     }
     arch::barrier();
 
