@@ -9,7 +9,10 @@
 #   classes    every bf16 pool of a direction on its baseline shapes (GCONV_CLASSES, default all
 #              six: forward_2d ... bwd_weight_3d) with cuDNN in the same run, then
 #              `report.py --classes` over all of them (best of all pools; GCONV_CLASS_POOLS, a
-#              bash regex, keeps the pools whose config name matches it)
+#              bash regex, keeps the pools whose config name matches it). All six take longer
+#              than one call: the three 3D sets ran in 192 s, bwd_weight_2d alone past 200 s
+#              (H200, session 15), so split them over calls with GCONV_CLASSES and
+#              GCONV_LIMIT_CLASSES
 #   mma_verify scripts/device/verify_direct_mma.sh with GCONV_VERIFY_ONLY=1 for every direction,
 #              2D and 3D (every direct_mma pool on its test_validation set and extra shapes)
 #   tc         scripts/device/verify_staged.sh on the tensor-core direct exploration pools
