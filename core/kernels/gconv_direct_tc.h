@@ -88,6 +88,11 @@ GCONV_DEVICE SourceUnit load_source_unit(const typename S::T* src, int u, bool l
     return t;
 }
 
+// Units per staging step: 8 16-byte loads in flight per thread. The staging walks are not where
+// these entries' register peak is (ptxas gives forward and bwd_data the same counts with 2 and 4;
+// bwd_weight, whose MMA walk holds only 80, goes to 95-127), and no entry spills.
+constexpr int kStagingStep = 4;
+
 // A staging walk of `units` units, STEP of them per step of a thread: every load of a step is
 // issued before the first store, so STEP x 2 16-byte loads are in flight instead of the two of
 // one unit. load(u, unit) must accept u >= units (a unit of zeros, never stored).
@@ -108,8 +113,8 @@ GCONV_DEVICE void stage_units(int units, Load load, Store store) {
 // row q is source pixel (hi0 + q, wi0 + P m + f) of image n; row q lands at row (q % SH) x
 // phase_rows + q / SH (row phases, gconv_direct_tc_layout.h). Pairs (m, m + 1) of one 8-channel
 // vector become eight 32-bit words, one per channel plane. Elements at or past `used` meet only
-// zeros of T_r; they are zero-filled so that an Inf or NaN there cannot leak. A thread copies two
-// units per step, so four 16-byte loads are in flight before it stores.
+// zeros of T_r; they are zero-filled so that an Inf or NaN there cannot leak. A thread copies
+// kStagingStep units per step (stage_units).
 template <class S, int SH, int P>
 GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, int n, int hi0,
                                int wi0, int ch0, const direct_tc::Geometry<int>& g, int used,
@@ -134,7 +139,7 @@ GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, 
             t.at[j * P * plane / 2] =
                 mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
     };
-    stage_units<S, 2, Unit>(units, load, store);
+    stage_units<S, kStagingStep, Unit>(units, load, store);
 }
 
 // The MMAs of one item for its 8 channels: filter rows r < rows (of at most ROWS), A of channel
@@ -442,9 +447,6 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     const T* dout = static_cast<const T*>(p.out);
 
     for (int e = tid; e < S::TN * KS * KS; e += S::THREADS) sums[e] = 0.0f;
-    // Units per staging step (8 16-byte loads in flight per thread): staging holds none of the
-    // MMA walk's registers, so the loads fit under its 80.
-    constexpr int STEP = 4;
     if (live) {
         // dOut rows h0 .. h0 + TH - 1 (zeros past the image and the tile), then the zero row:
         // units of two columns of one 8-channel vector, as in stage_source.
@@ -474,7 +476,7 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
                 t.at[j * d_plane / 2] =
                     mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
         };
-        stage_units<S, STEP, DoutUnit>(units, load_dout, store_dout);
+        stage_units<S, kStagingStep, DoutUnit>(units, load_dout, store_dout);
         // Input rows h0 S - pad_h ...: element m of phase f, copy 0, is column w0 S - pad_w +
         // S m + f; copy 1 holds copy 0's element m + 1 at m. Elements at or past TW + (K - 1) / S
         // meet only discarded Hankel rows or zero dOut columns; they are zero-filled so that no
@@ -504,7 +506,7 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
 #pragma unroll
                 for (int j = 0; j < 8; ++j) row0[j * i_plane + 2 * g.row_stride - 1] = 0;
         };
-        stage_units<S, STEP, SourceUnit>(in_units, load_in, store_in);
+        stage_units<S, kStagingStep, SourceUnit>(in_units, load_in, store_in);
     }
     arch::barrier();
 
