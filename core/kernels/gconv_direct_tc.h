@@ -88,6 +88,21 @@ GCONV_DEVICE SourceUnit load_source_unit(const typename S::T* src, int u, bool l
     return t;
 }
 
+// A loaded unit: the 16-byte vectors of elements x and x + 1 of 8 channels, and where the
+// element pair of its first channel goes.
+struct PlaneUnit {
+    Raw<16> v[2];
+    u32* at;
+};
+
+// Stores a unit's eight element pairs as 32-bit words, one per channel plane, `plane_words` words
+// apart.
+GCONV_DEVICE void store_unit_planes(u32* at, const Raw<16> (&v)[2], int plane_words) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+        at[j * plane_words] = mma::prmt(v[0].v[j / 2], v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
+}
+
 // Units per staging step: 8 16-byte loads in flight per thread. The staging walks are not where
 // these entries' register peak is (ptxas gives forward and bwd_data the same counts with 2 and 4;
 // bwd_weight, whose MMA walk holds only 80, goes to 95-127), and no entry spills.
@@ -121,11 +136,7 @@ GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, 
                                u16* planes, int plane) {
     const int pairs = g.row_stride / 2;
     const int units = g.in_rows * P * pairs * S::OCT;
-    struct Unit {
-        Raw<16> v[2];
-        u32* at;
-    };
-    auto load = [&](int u, Unit& t) {
+    auto load = [&](int u, PlaneUnit& t) {
         const SourceUnit s =
             load_source_unit<S, P>(src, u, u < units, pairs, n, sH, sW, C, hi0, wi0, ch0, used);
         t.v[0] = s.v[0], t.v[1] = s.v[1];
@@ -133,13 +144,8 @@ GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, 
         t.at =
             reinterpret_cast<u32*>(planes + (s.o * 8 * P + s.f) * plane + row * g.row_stride + s.x);
     };
-    auto store = [&](const Unit& t) {
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-            t.at[j * P * plane / 2] =
-                mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
-    };
-    stage_units<S, kStagingStep, Unit>(units, load, store);
+    auto store = [&](const PlaneUnit& t) { store_unit_planes(t.at, t.v, P * plane / 2); };
+    stage_units<S, kStagingStep, PlaneUnit>(units, load, store);
 }
 
 // The MMAs of one item for its 8 channels: filter rows r < rows (of at most ROWS), A of channel
@@ -452,11 +458,7 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
         // units of two columns of one 8-channel vector, as in stage_source.
         const int pairs = g.row_stride / 2;
         const int units = (S::TH + 1) * pairs * S::OCT;
-        struct DoutUnit {
-            Raw<16> v[2];
-            u32* at;
-        };
-        auto load_dout = [&](int u, DoutUnit& t) {
+        auto load_dout = [&](int u, PlaneUnit& t) {
             const int o = u % S::OCT, px = u / S::OCT;
             const int q = px / pairs, x = 2 * (px - q * pairs);
             const int y = h0 + q, c = ch0 + o * 8;
@@ -470,13 +472,8 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
             }
             t.at = reinterpret_cast<u32*>(douts + (o * 8) * d_plane + q * g.row_stride + x);
         };
-        auto store_dout = [&](const DoutUnit& t) {
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-                t.at[j * d_plane / 2] =
-                    mma::prmt(t.v[0].v[j / 2], t.v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
-        };
-        stage_units<S, kStagingStep, DoutUnit>(units, load_dout, store_dout);
+        auto store_dout = [&](const PlaneUnit& t) { store_unit_planes(t.at, t.v, d_plane / 2); };
+        stage_units<S, kStagingStep, PlaneUnit>(units, load_dout, store_dout);
         // Input rows h0 S - pad_h ...: element m of phase f, copy 0, is column w0 S - pad_w +
         // S m + f; copy 1 holds copy 0's element m + 1 at m. Elements at or past TW + (K - 1) / S
         // meet only discarded Hankel rows or zero dOut columns; they are zero-filled so that no
@@ -491,11 +488,10 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
         auto store_in = [&](const SourceUnit& s) {
             const int x = s.x;
             u16* row0 = ins + (s.o * 8) * i_plane + s.q * i_row + s.f * 2 * g.row_stride;
-            u32* at = reinterpret_cast<u32*>(row0 + x);
+            store_unit_planes(reinterpret_cast<u32*>(row0 + x), s.v, i_plane / 2);
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
                 const u32 left = s.v[0].v[j / 2], right = s.v[1].v[j / 2]; // elements x, x + 1
-                at[j * i_plane / 2] = mma::prmt(left, right, (j & 1) ? 0x7632u : 0x5410u);
                 // copy 1: element x - 1 is element x, element x is element x + 1
                 u16* c1 = row0 + j * i_plane + g.row_stride + x;
                 if (x > 0) c1[-1] = static_cast<u16>((j & 1) ? left >> 16 : left);
