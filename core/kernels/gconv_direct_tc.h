@@ -108,18 +108,18 @@ GCONV_DEVICE void store_unit_planes(u32* at, const Raw<16> (&v)[2], int plane_wo
 // bwd_weight, whose MMA walk holds only 80, goes to 95-127), and no entry spills.
 constexpr int kStagingStep = 4;
 
-// A staging walk of `units` units, STEP of them per step of a thread: every load of a step is
-// issued before the first store, so STEP x 2 16-byte loads are in flight instead of the two of
-// one unit. load(u, unit) must accept u >= units (a unit of zeros, never stored).
-template <class S, int STEP, class Unit, class Load, class Store>
+// A staging walk of `units` units, kStagingStep of them per step of a thread: every load of a
+// step is issued before the first store, so 2 kStagingStep 16-byte loads are in flight instead
+// of the two of one unit. load(u, unit) must accept u >= units (a unit of zeros, never stored).
+template <class S, class Unit, class Load, class Store>
 GCONV_DEVICE void stage_units(int units, Load load, Store store) {
 #pragma unroll 1
-    for (int u = static_cast<int>(threadIdx.x); u < units; u += STEP * S::THREADS) {
-        Unit t[STEP];
+    for (int u = static_cast<int>(threadIdx.x); u < units; u += kStagingStep * S::THREADS) {
+        Unit t[kStagingStep];
 #pragma unroll
-        for (int i = 0; i < STEP; ++i) load(u + i * S::THREADS, t[i]);
+        for (int i = 0; i < kStagingStep; ++i) load(u + i * S::THREADS, t[i]);
 #pragma unroll
-        for (int i = 0; i < STEP; ++i)
+        for (int i = 0; i < kStagingStep; ++i)
             if (i == 0 || u + i * S::THREADS < units) store(t[i]);
     }
 }
@@ -145,7 +145,7 @@ GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, 
             reinterpret_cast<u32*>(planes + (s.o * 8 * P + s.f) * plane + row * g.row_stride + s.x);
     };
     auto store = [&](const PlaneUnit& t) { store_unit_planes(t.at, t.v, P * plane / 2); };
-    stage_units<S, kStagingStep, PlaneUnit>(units, load, store);
+    stage_units<S, PlaneUnit>(units, load, store);
 }
 
 // The MMAs of one item for its 8 channels: filter rows r < rows (of at most ROWS), A of channel
@@ -473,7 +473,7 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
             t.at = reinterpret_cast<u32*>(douts + (o * 8) * d_plane + q * g.row_stride + x);
         };
         auto store_dout = [&](const PlaneUnit& t) { store_unit_planes(t.at, t.v, d_plane / 2); };
-        stage_units<S, kStagingStep, PlaneUnit>(units, load_dout, store_dout);
+        stage_units<S, PlaneUnit>(units, load_dout, store_dout);
         // Input rows h0 S - pad_h ...: element m of phase f, copy 0, is column w0 S - pad_w +
         // S m + f; copy 1 holds copy 0's element m + 1 at m. Elements at or past TW + (K - 1) / S
         // meet only discarded Hankel rows or zero dOut columns; they are zero-filled so that no
@@ -502,7 +502,7 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
 #pragma unroll
                 for (int j = 0; j < 8; ++j) row0[j * i_plane + 2 * g.row_stride - 1] = 0;
         };
-        stage_units<S, kStagingStep, SourceUnit>(in_units, load_in, store_in);
+        stage_units<S, SourceUnit>(in_units, load_in, store_in);
     }
     arch::barrier();
 

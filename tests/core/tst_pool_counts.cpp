@@ -5,6 +5,7 @@
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/trait_config.h"
+#include "shipped_pools.h"
 #include "test_paths.h"
 
 #include <QDir>
@@ -61,11 +62,11 @@ private slots:
             const auto traits = load_trait_config(dir.filePath(f).toStdString());
             // The direct pipeline's pools are small on purpose: few knobs, one loop.
             const bool direct = f.endsWith("_direct.json") || f.endsWith("_direct_staged.json");
-            // The tensor-core direct pool is NVIDIA-only (ldmatrix, mma.sync), a few per C/G
-            // (bwd_weight's times its five split_k values).
-            // The tensor-core depthwise entries ship as their few winning tiles.
+            // The tensor-core direct pools are NVIDIA-only: direct_mma a few per C/G
+            // (bwd_weight's times its five split_k values), the depthwise entries (*_direct_tc)
+            // their few winning tiles.
             const bool tensor_core_direct = f.endsWith("_direct_tc.json");
-            if (f.endsWith("_direct_mma.json") || tensor_core_direct) {
+            if (test::nvidia_only_pool(f)) {
                 const auto n = enumerate_pool(traits, specs.get("sm_90"), specs).kernels.size();
                 const std::size_t most = tensor_core_direct           ? 40
                                          : f.startsWith("bwd_weight") ? 700

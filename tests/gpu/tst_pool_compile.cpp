@@ -11,6 +11,7 @@
 #include "jit/amd_hiprtc.h"
 #include "jit/compiler.h"
 #include "jit/kernel_build.h"
+#include "shipped_pools.h"
 #include "test_paths.h"
 
 #include <QDir>
@@ -71,11 +72,7 @@ class TestPoolCompile : public QObject {
         for (const auto& path : pool_configs(wgmma)) {
             const auto pool =
                 enumerate_pool(load_trait_config(path.toStdString()), specs.get(arch), specs);
-            // The *_direct_mma.json and *_direct_tc.json pools are NVIDIA-only (ldmatrix,
-            // mma.sync): empty on AMD.
-            const bool nvidia_only =
-                path.endsWith("_direct_mma.json") || path.endsWith("_direct_tc.json");
-            if (nvidia_only && specs.get(arch).vendor != "nvidia") {
+            if (test::nvidia_only_pool(path) && specs.get(arch).vendor != "nvidia") {
                 QVERIFY2(pool.kernels.empty(), qPrintable(path));
                 continue;
             }
