@@ -17,6 +17,13 @@
 #              2D and 3D (every direct_mma pool on its test_validation set and extra shapes)
 #   tc         scripts/device/verify_staged.sh on the tensor-core direct exploration pools
 #              (bench/configs/*_direct_tc_explore.json), forward, bwd_data and bwd_weight
+#   tc_ship    after tc in the same call: bench/pool_from_runs.py rebuilds
+#              configs/<dir>_direct_tc.json from its runs (tiles within 3% of the best of the
+#              exploration pool and configs/<dir>_direct.json), so a classes part after it times
+#              the new pools; the rebuilt configs come back under tc_ship/
+#   wsplit     the bwd_weight GEMM pipelines with split_k 4 to 32
+#              (bench/configs/bwd_weight_2d_splitk_explore.json) with cuDNN on the grouped C/G <= 32
+#              2D baseline shapes, then the class report
 #   ksplit     direct_mma with wave_k 2 (bench/configs/*_direct_mma_ksplit_explore.json) beside the
 #              shipped direct_mma pool and cuDNN on the grouped C/G <= 32 baseline shapes of
 #              forward and bwd_data, 2D and 3D (GCONV_KSPLIT_SETS), then the class report
@@ -95,6 +102,31 @@ PY
   python3 bench/report.py --best "$1"/ks_*.csv > "$1/best.md"
 }
 
+tc_ship() {
+  local d desc
+  for d in forward bwd_data bwd_weight; do
+    desc=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['description'])" configs/${d}_direct_tc.json)
+    python3 bench/pool_from_runs.py --base bench/configs/${d}_direct_tc_explore.json --within 3 \
+      --against /tmp/staged-out/base_${d}_other.csv --description "$desc" \
+      -o configs/${d}_direct_tc.json /tmp/staged-out/base_${d}_staged.csv | tail -3
+    cp configs/${d}_direct_tc.json "$1/"
+  done
+}
+
+wsplit() {
+  python3 - bench/baselines/baseline_bwd_weight_2d.json "$1/grouped_bwd_weight_2d.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["problems"] = [p for p in b["problems"] if 1 < p["G"] < p["C"] and p["C"] // p["G"] <= 32]
+json.dump(b, open(sys.argv[2], "w"))
+PY
+  $bench --variant bwd_weight --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
+    --baseline cudnn --config bench/configs/bwd_weight_2d_splitk_explore.json \
+    --problems-file "$1/grouped_bwd_weight_2d.json" --output "$1/wsplit.csv" 2>&1 | tail -1
+  python3 bench/report.py --classes --shapes --markdown "$1"/wsplit.csv | tee "$1/classes.md"
+  python3 bench/report.py --best "$1"/wsplit.csv > "$1/best.md"
+}
+
 for part in "${parts[@]}"; do
   t=$(date +%s)
   mkdir -p "$out/$part"
@@ -118,6 +150,8 @@ for part in "${parts[@]}"; do
         GCONV_STAGED_POOLS="$(for d in forward bwd_data bwd_weight; do
           printf '%s=bench/configs/%s_direct_tc_explore.json ' $d $d; done)" \
         timeout "$(limit $part 420)" scripts/device/verify_staged.sh ;;
+    tc_ship) tc_ship "$out/$part" ;;
+    wsplit) export -f wsplit; export bench; timeout "$(limit $part 150)" bash -c "wsplit '$out/$part'" ;;
     ksplit) export -f ksplit; export bench; timeout "$(limit $part 300)" bash -c "ksplit '$out/$part'" ;;
     direct) OUT="$out/$part" timeout "$(limit $part 300)" scripts/device/verify_direct.sh ;;
     compile) timeout "$(limit $part 120)" python3 bench/compile_time.py --bench $bench --kernels 100000 \
