@@ -7,6 +7,9 @@
 # usage: scripts/device/profile_direct.sh NAME VARIANT CONFIG FILTER LAYER [BASELINE_SET]
 #   e.g. profile_direct.sh fwd_dw144 forward configs/forward_direct.json \
 #          "c.tile_m == 64 and c.tile_n == 32 and c.vector_size_a == 4" baseline.mbv2_dw144
+#   GCONV_NCU_KERNELS (a regex of entry names, default 'gconv_(direct|main)'), GCONV_NCU_SKIP
+#   (matching launches skipped first, default 3) and GCONV_NCU_COUNT (launches profiled, default 1)
+#   reach the other entries of a launch sequence, e.g. gconv_finish after a 2stage gconv_main.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 name=$1 variant=$2 config=$3 filter=$4 layer=$5 set=${6:-baseline_${2}_2d}
@@ -23,8 +26,8 @@ PY
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 [ -n "$ncu" ] || { echo "profile_direct.sh: no ncu" >&2; exit 1; }
 # Skip the verification launch and warm-ups; profile one timed launch of the kernel itself.
-timeout 150 "$ncu" --target-processes all --clock-control none --kernel-name regex:'gconv_(direct|main)' \
-  --launch-skip 3 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+timeout 150 "$ncu" --target-processes all --clock-control none --kernel-name regex:"${GCONV_NCU_KERNELS:-gconv_(direct|main)}" \
+  --launch-skip "${GCONV_NCU_SKIP:-3}" --launch-count "${GCONV_NCU_COUNT:-1}" --section SpeedOfLight --section MemoryWorkloadAnalysis \
   --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
   --section ComputeWorkloadAnalysis --section InstructionStats \
   "$bench" --variant "$variant" --arch auto --progress none --config "$config" --filter "$filter" \
