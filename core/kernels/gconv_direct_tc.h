@@ -422,7 +422,8 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
 // rows (i - r) / S for r = 0 .. 7 (B^T rows, one ldmatrix.x2; rows outside the tile, r >= K or
 // i - r not a multiple of S read a zero row), so D[d][r] collects every (output row, filter row)
 // pair that meets at input row i, each pair in exactly one tile; a warp item is 16 output
-// columns x 4 channels over every input row of the tile. A lane's Hankel pairs start at
+// columns x 4 channels over every input row of the tile (over a share of them when the tile has
+// fewer items than warps). A lane's Hankel pairs start at
 // 16j + 2t + g, odd for odd g: each phase of an input row is staged twice, the second copy
 // shifted left by one element, so every pair is one aligned word.
 // Shared memory: the dOut planes (tile_n x (TH + 1) x (TW + 8): a zero row after the TH rows),
@@ -522,9 +523,16 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     constexpr int CPI = 4;
     const int col_chunks = g.cols / 16;
     const int items = col_chunks * (S::TN / CPI);
+    // A tile with fewer items than warps (16 columns x 16 channels for 8 warps) splits each
+    // item's input rows between warps, which the shared sums' atomics add up anyway: every warp
+    // works and each one's chain of dependent MMAs is shorter.
+    const int row_parts = items < S::WARPS ? S::WARPS / items : 1;
     if (live) {
 #pragma unroll 1
-        for (int item = warp; item < items; item += S::WARPS) {
+        for (int work = warp; work < items * row_parts; work += S::WARPS) {
+            const int item = work % items, part = work / items;
+            const int i_begin = g.in_rows * part / row_parts;
+            const int i_end = g.in_rows * (part + 1) / row_parts;
             const int cb = item % (S::TN / CPI) * CPI, j = item / (S::TN / CPI);
             float acc[CPI][P][4];
 #pragma unroll
@@ -536,7 +544,7 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
             const u32 a_item = ins_addr + static_cast<u32>((cb * i_plane + j * 16) * 2) + a_lane;
             const u32 b_item = douts_addr + static_cast<u32>((cb * d_plane + j * 16) * 2) + b_col;
 #pragma unroll 1
-            for (int i = 0; i < g.in_rows; ++i) {
+            for (int i = i_begin; i < i_end; ++i) {
                 // dOut row (i - r) / S meets input row i at filter row r (staged indices).
                 const int q = i - b_r;
                 const bool meets = b_r < KS && q >= 0 && q % P == 0 && q / P < S::TH;
