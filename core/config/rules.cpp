@@ -194,12 +194,15 @@ private:
     }
 
     void tile_shape() {
+        // A warpgroup tile's N is one wgmma instruction's, a multiple of 64 (the wgmma rule
+        // says which exist), so 192 is a tile shape too.
+        const bool wgmma_n = is_warpgroup_tile(c_) && c_.tile_n == 192;
         for (auto [name, v] : {std::pair{"tile_m", c_.tile_m},
                                {"tile_n", c_.tile_n},
                                {"tile_k", c_.tile_k},
                                {"wave_m", c_.wave_m},
                                {"wave_n", c_.wave_n}})
-            if (!is_pow2_in(v, 1, 1 << 16))
+            if (!is_pow2_in(v, 1, 1 << 16) && !(wgmma_n && std::string_view(name) == "tile_n"))
                 cull(Rule::TileShape,
                      std::string(name) + " " + std::to_string(v) + " is not a power of two");
         if (c_.wave_k != 1)
@@ -594,9 +597,12 @@ private:
                  "m64nNk16: needs warp_tile_n == tile_n and wave_n 1 (got warp_tile_n " +
                      std::to_string(c_.warp_tile_n) + ", tile_n " + std::to_string(c_.tile_n) +
                      ", wave_n " + std::to_string(c_.wave_n) + ")");
-        if (c_.tile_n != 64 && c_.tile_n != 128 && c_.tile_n != 256)
+        // N 192 exists for bwd_weight, whose N is C/G x taps: 1152 columns (C/G 128, 3x3) are
+        // six 192-wide tiles where 256 leaves half of the fifth empty.
+        const bool n192 = c_.tile_n == 192 && c_.variant == Variant::BwdWeight;
+        if (c_.tile_n != 64 && c_.tile_n != 128 && c_.tile_n != 256 && !n192)
             cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
-                                  " is not a wgmma N built here (64, 128, 256)");
+                                  " is not a wgmma N built here (64, 128, 256; 192 for bwd_weight)");
         if (wgmma_pingpong(c_)) {
             // Ping-pong (interwave): two consumer warpgroups on alternate whole tiles.
             if (c_.wave_m != 8)

@@ -169,6 +169,20 @@ template <int N, bool IS_HALF, bool MN> GCONV_DEVICE void wgmma_m64k16(float* d,
             : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32)                                              \
             : "l"(a), "l"(b), "r"(1));                                                             \
     }
+#define GCONV_WGMMA_M64N192K16(IS_HALF, TYPE, MN, TR)                                              \
+    template <> GCONV_DEVICE void wgmma_m64k16<192, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
+        asm volatile(                                                                              \
+            "{\n .reg .pred p;\n setp.ne.b32 p, %98, 0;\n"                                         \
+            "wgmma.mma_async.sync.aligned.m64n192k16.f32." TYPE "." TYPE " "                       \
+            "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"  \
+            "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,"     \
+            "%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,"     \
+            "%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,"     \
+            "%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95}, %96, %97, p, 1, 1, " TR ", " TR \
+            ";\n}\n"                                                                               \
+            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64)                         \
+            : "l"(a), "l"(b), "r"(1));                                                             \
+    }
 #define GCONV_WGMMA_M64N256K16(IS_HALF, TYPE, MN, TR)                                              \
     template <> GCONV_DEVICE void wgmma_m64k16<256, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
         asm volatile(                                                                              \
@@ -192,10 +206,12 @@ template <int N, bool IS_HALF, bool MN> GCONV_DEVICE void wgmma_m64k16(float* d,
                 GCONV_WGMMA_M64N##N##K16(true, "f16", true, "1")
 GCONV_WGMMA_ALL(64)
 GCONV_WGMMA_ALL(128)
+GCONV_WGMMA_ALL(192)
 GCONV_WGMMA_ALL(256)
 #undef GCONV_WGMMA_ALL
 #undef GCONV_WGMMA_M64N64K16
 #undef GCONV_WGMMA_M64N128K16
+#undef GCONV_WGMMA_M64N192K16
 #undef GCONV_WGMMA_M64N256K16
 #undef GCONV_WGMMA_D32
 
