@@ -409,6 +409,28 @@ private slots:
         c.warp_tile_n = 128;
         QVERIFY(check_legality(c, specs().get("sm_90a"), specs()).empty());
     }
+
+    // N 192 (m64n192k16) exists for bwd_weight, whose N (C/G x taps) is 1152 for C/G 128 with a
+    // 3x3 filter; elsewhere 192 stays culled, by the wgmma rule on the wgmma pipeline and by
+    // the tile shape on mma.sync.
+    void wgmma_n192_is_bwd_weight_only() {
+        KernelConfig w = wgmma_base();
+        w.variant = Variant::BwdWeight;
+        w.tile_n = 192;
+        w.warp_tile_n = 192;
+        const auto ok = check_legality(w, specs().get("sm_90a"), specs());
+        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        KernelConfig f = w;
+        f.variant = Variant::Forward;
+        expect_only(f, "sm_90a", Rule::Wgmma, "192 for bwd_weight");
+        KernelConfig m = legal_base();
+        m.variant = Variant::BwdWeight;
+        m.tile_n = 192;
+        const auto r = check_legality(m, specs().get("sm_90"), specs());
+        bool shape = false;
+        for (const auto& x : r) shape = shape || x.rule == Rule::TileShape;
+        QVERIFY(shape);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestRules)
