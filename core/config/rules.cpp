@@ -601,8 +601,9 @@ private:
         // six 192-wide tiles where 256 leaves half of the fifth empty.
         const bool n192 = c_.tile_n == 192 && c_.variant == Variant::BwdWeight;
         if (c_.tile_n != 64 && c_.tile_n != 128 && c_.tile_n != 256 && !n192)
-            cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
-                                  " is not a wgmma N built here (64, 128, 256; 192 for bwd_weight)");
+            cull(Rule::Wgmma,
+                 "tile_n " + std::to_string(c_.tile_n) +
+                     " is not a wgmma N built here (64, 128, 256; 192 for bwd_weight)");
         if (wgmma_pingpong(c_)) {
             // Ping-pong (interwave): two consumer warpgroups on alternate whole tiles.
             if (c_.wave_m != 8)

@@ -418,10 +418,11 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
 // dOut[y][x] * In[S y - pad + r][S x - pad + s] (stride S = 1 or 2, `_s2` entries for 2). Per
 // staged input row i of the tile and 16 output columns, one mma.sync m16n8k16 per channel and
 // column phase f < S: A = the Hankel matrix of phase f of input row i (A[d][x] =
-// In[i][S (x + d) + f], tap s = S d + f; rows d >= 8 are zero registers, K <= 7), B = the dOut
-// rows (i - r) / S for r = 0 .. 7 (B^T rows, one ldmatrix.x2; rows outside the tile, r >= K or
-// i - r not a multiple of S read a zero row), so D[d][r] collects every (output row, filter row)
-// pair that meets at input row i, each pair in exactly one tile; a warp item is 16 output
+// In[i][S (x + d) + f], tap s = S d + f; rows d >= 8 are zero registers, K <= 7; with stride 1
+// they hold input row i + 1, below), B = the dOut rows (i - r) / S for r = 0 .. 7 (B^T rows, one
+// ldmatrix.x2; rows outside the tile, r >= K or i - r not a multiple of S read a zero row), so
+// D[d][r] collects every (output row, filter row) pair that meets at input row i, each pair in
+// exactly one tile; a warp item is 16 output
 // columns x 4 channels over every input row of the tile (over a share of them when the tile has
 // fewer items than warps). A lane's Hankel pairs start at
 // 16j + 2t + g, odd for odd g: each phase of an input row is staged twice, the second copy
@@ -527,12 +528,20 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     // item's input rows between warps, which the shared sums' atomics add up anyway: every warp
     // works and each one's chain of dependent MMAs is shorter.
     const int row_parts = items < S::WARPS ? S::WARPS / items : 1;
+    // Stride 1 walks input rows in pairs: A's rows 8-15, empty for one row (K <= 7 taps), hold
+    // the Hankel matrix of input row i + 1, and B's columns n are dOut rows i + 1 - n, so one MMA
+    // gives rows 0-7 filter row n - 1 of input row i and rows 8-15 filter row n of input row
+    // i + 1: every pair of an input row and a dOut row K apart or less still meets once, at half
+    // the MMAs and B loads.
+    constexpr bool PAIRED = P == 1;
+    constexpr int STEP = PAIRED ? 2 : 1;
+    const int steps = (g.in_rows + STEP - 1) / STEP;
     if (live) {
 #pragma unroll 1
         for (int work = warp; work < items * row_parts; work += S::WARPS) {
             const int item = work % items, part = work / items;
-            const int i_begin = g.in_rows * part / row_parts;
-            const int i_end = g.in_rows * (part + 1) / row_parts;
+            const int i_begin = STEP * (steps * part / row_parts);
+            const int i_end = STEP * (steps * (part + 1) / row_parts);
             const int cb = item % (S::TN / CPI) * CPI, j = item / (S::TN / CPI);
             float acc[CPI][P][4];
 #pragma unroll
@@ -544,13 +553,16 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
             const u32 a_item = ins_addr + static_cast<u32>((cb * i_plane + j * 16) * 2) + a_lane;
             const u32 b_item = douts_addr + static_cast<u32>((cb * d_plane + j * 16) * 2) + b_col;
 #pragma unroll 1
-            for (int i = i_begin; i < i_end; ++i) {
-                // dOut row (i - r) / S meets input row i at filter row r (staged indices).
-                const int q = i - b_r;
-                const bool meets = b_r < KS && q >= 0 && q % P == 0 && q / P < S::TH;
+            for (int i = i_begin; i < i_end; i += STEP) {
+                // dOut row (i - r) / S meets input row i at filter row r (staged indices); paired:
+                // B column n is dOut row i + 1 - n.
+                const int q = PAIRED ? i + 1 - b_r : i - b_r;
+                const bool meets =
+                    (PAIRED ? b_r <= KS : b_r < KS) && q >= 0 && q % P == 0 && q / P < S::TH;
                 const u32 b_at =
                     b_item + static_cast<u32>((meets ? q / P : S::TH) * g.row_stride * 2);
                 const u32 a_at = a_item + static_cast<u32>(i * i_row * 2);
+                const bool second = PAIRED && i + 1 < g.in_rows; // the same for the whole warp
 #pragma unroll
                 for (int c = 0; c < CPI; ++c) {
                     u32 b[2];
@@ -559,22 +571,31 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
                     for (int f = 0; f < P; ++f) {
                         const u32 a_word =
                             a_at + static_cast<u32>((c * i_plane + f * 2 * g.row_stride) * 2);
-                        const u32 a[4] = {mma::lds_u32<0>(a_word), 0u, mma::lds_u32<16>(a_word),
-                                          0u};
+                        const u32 next = a_word + static_cast<u32>(i_row * 2);
+                        const u32 a[4] = {
+                            mma::lds_u32<0>(a_word), second ? mma::lds_u32<0>(next) : 0u,
+                            mma::lds_u32<16>(a_word), second ? mma::lds_u32<16>(next) : 0u};
                         arch::mma_16816<S::IS_HALF>(acc[c][f], a, b);
                     }
                 }
             }
-            // Lane (g, t) holds D[d = g][r = 2t, 2t + 1] of each channel and phase: tap S g + f.
+            // Lane (g, t) holds D[d = g][n = 2t, 2t + 1] (and paired D[8 + g][n]) of each channel
+            // and phase: tap S g + f of filter row n (paired: n - 1, and n for rows 8-15).
 #pragma unroll
             for (int c = 0; c < CPI; ++c)
 #pragma unroll
                 for (int f = 0; f < P; ++f)
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
-                        const int r = 2 * tq + h, sx = P * gq + f;
-                        if (sx < KS && r < KS)
-                            atomicAdd(sums + ((cb + c) * KS + r) * KS + sx, acc[c][f][h]);
+                        const int n = 2 * tq + h, sx = P * gq + f;
+                        float* tap = sums + (cb + c) * KS * KS + sx;
+                        if (sx >= KS) continue;
+                        if (PAIRED) {
+                            if (n >= 1 && n - 1 < KS) atomicAdd(tap + (n - 1) * KS, acc[c][f][h]);
+                            if (n < KS) atomicAdd(tap + n * KS, acc[c][f][2 + h]);
+                        } else if (n < KS) {
+                            atomicAdd(tap + n * KS, acc[c][f][h]);
+                        }
                     }
         }
     }

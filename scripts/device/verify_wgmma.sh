@@ -17,6 +17,8 @@
 #   GCONV_WGMMA_TIME=a,b    bf16 pools to time (forward default forward_bf16_wgmma,
 #                           forward_bf16_persistent_wgmma, forward_bf16_persistent_cshuffle_wgmma,
 #                           forward_bf16_pingpong_wgmma; bwd_data and bwd_weight: as verified)
+#                           (a pool is a config name under configs/ or a path, e.g.
+#                           bench/configs/bwd_weight_wgmma_n192_explore.json)
 #   GCONV_VERIFY_ONLY=1     stop after the verification
 #   GCONV_WGMMA_SHAPES=a,b  time only these baseline shapes (layer names without "baseline.")
 #   GCONV_WGMMA_3D=1        time the 3D baseline shapes too
@@ -58,11 +60,14 @@ print(json.dumps(d))
 PY
   extra=(--problems-file /tmp/wgmma_problems.json)
 fi
+pool_path() { [[ $1 == */* ]] && echo "$1" || echo "configs/$1.json"; }
+pool_name() { basename "$1" .json; }
 t=$(date +%s)
 for cfg in "${verify[@]}"; do
-  timeout 150 $bench "${common[@]}" --batch-size 400 --warmup 1 --repeat 2 --config configs/$cfg.json \
+  name=$(pool_name "$cfg")
+  timeout 150 $bench "${common[@]}" --batch-size 400 --warmup 1 --repeat 2 --config "$(pool_path "$cfg")" \
     --problems $sets "${extra[@]}" \
-    --output "$out/verify_$cfg.csv" > "$out/verify_$cfg.txt" 2>&1 &
+    --output "$out/verify_$name.csv" > "$out/verify_$name.txt" 2>&1 &
 done
 wait
 tail -q -n 2 "$out"/verify_*.txt
@@ -87,11 +92,11 @@ timed=(--batch-size 100 --warmup 3 --repeat 20)
 for i in "${!shape_files[@]}"; do
   for cfg in "${timed_pools[@]}"; do
     $bench "${common[@]}" "${timed[@]}" --problems-file "${shape_files[$i]}" --baseline cudnn \
-      --config configs/$cfg.json --output "$out/baseline_${cfg}_$i.csv" 2>&1 | tail -1
+      --config "$(pool_path "$cfg")" --output "$out/baseline_$(pool_name "$cfg")_$i.csv" 2>&1 | tail -1
   done
   if [ -n "${GCONV_WGMMA_CPASYNC:-}" ]; then
     GCONV_WGMMA_TMA=0 $bench "${common[@]}" "${timed[@]}" --problems-file "${shape_files[$i]}" \
-      --config configs/${timed_pools[0]}.json --output "$out/cpasync_${timed_pools[0]}_$i.csv" 2>&1 | tail -1
+      --config "$(pool_path "${timed_pools[0]}")" --output "$out/cpasync_$(pool_name "${timed_pools[0]}")_$i.csv" 2>&1 | tail -1
   fi
   if [ -n "${GCONV_WGMMA_FULL:-}" ]; then
     $bench "${common[@]}" "${timed[@]}" --problems-file "${shape_files[$i]}" --baseline cudnn \
