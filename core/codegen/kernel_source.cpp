@@ -5,6 +5,7 @@
 #include "codegen/forward_view.h"
 #include "codegen/kernel_entry.h"
 #include "codegen/launch_plan.h"
+#include "problem/problem.h"
 
 #include <sstream>
 
@@ -62,11 +63,31 @@ std::string_view finish_entry_name() {
     return "gconv_finish";
 }
 
-bool has_finish_kernel(const KernelConfig& c) {
-    // direct_mma's last block of each channel run converts its slice itself.
-    return c.variant == Variant::BwdWeight && !is_direct_mma(c) &&
+namespace {
+bool reduces_through_workspace(const KernelConfig& c) {
+    return c.variant == Variant::BwdWeight &&
            (c.split_k_mode == SplitKMode::TwoStage ||
             (c.split_k_mode == SplitKMode::Atomic && c.dtype != DataType::FP32));
+}
+} // namespace
+
+bool finishes_in_block(const KernelConfig& c) {
+    return reduces_through_workspace(c) && !is_direct(c) && !is_direct_mma(c) && !uses_wgmma(c);
+}
+
+bool has_finish_kernel(const KernelConfig& c) {
+    // direct_mma's last block of each channel run converts its slice itself, the GEMM
+    // pipelines' last block of each tile its tile.
+    return reduces_through_workspace(c) && !is_direct_mma(c) && !finishes_in_block(c);
+}
+
+std::size_t bwd_weight_ticket_bytes(const KernelConfig& c, const Problem& p) {
+    if (!finishes_in_block(c)) return 0;
+    const int64_t n_total = p.Z * p.Y * p.X * p.c_per_group();
+    const auto tiles_along = [](int64_t n, int64_t tile) { return (n + tile - 1) / tile; };
+    const int64_t tiles =
+        p.G * tiles_along(p.k_per_group(), c.tile_m) * tiles_along(n_total, c.tile_n);
+    return static_cast<std::size_t>((tiles * 4 + 255) / 256 * 256);
 }
 
 std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& entries) {

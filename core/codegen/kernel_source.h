@@ -13,9 +13,17 @@ namespace gconv {
 // Entry point of every generated kernel TU: extern "C" __global__ void <name>(ConvParams).
 std::string_view kernel_entry_name();
 // Second kernel of a bwd_weight module whose split-K reduction goes through an fp32
-// workspace (two_stage, or atomic with a bf16 / fp16 dW): sums the slices and converts.
+// workspace (two_stage, or atomic with a bf16 / fp16 dW): sums the slices and converts. Only
+// the wgmma pipeline and the direct entries still need it: on the mma.sync GEMM pipelines the
+// block that stores last to a tile converts it (finishes_in_block).
 std::string_view finish_entry_name();
 bool has_finish_kernel(const KernelConfig& config);
+// A bwd_weight GEMM kernel (mma.sync) whose reduction goes through the fp32 workspace: its
+// blocks finish the tiles themselves, with one ticket per tile at the start of the workspace
+// (bwd_weight_ticket_bytes, zeroed per run; kernels/gconv_bwd_weight.h ticket_bytes()).
+bool finishes_in_block(const KernelConfig& config);
+struct Problem;
+std::size_t bwd_weight_ticket_bytes(const KernelConfig& config, const Problem& problem);
 
 // What a module holds besides its main (and finish) entry: the optional entries (the direct
 // pipeline's K x K filter entries, direct_mma's strided bwd_data entry) and the C/G widths the

@@ -258,6 +258,16 @@ GCONV_DEVICE void atomic_add(float* dst, float v) {
 #endif
 }
 
+// A load that reads what other blocks' atomics and stores left in L2, past this SM's L1 (after
+// a fence and a ticket say they are done).
+GCONV_DEVICE float load_l2(const float* src) {
+#if defined(GCONV_NV)
+    return __ldcg(src);
+#else
+    return __builtin_nontemporal_load(src);
+#endif
+}
+
 // N consecutive fp32 adds (dst aligned to N values, N a power of two): on sm_90 and later as
 // vector reductions of up to 4 values (red.global.add.v4.f32; the L2 applies a reduction per
 // transaction, so a vector adds 4 values for the cost of one), elsewhere one by one.

@@ -10,10 +10,14 @@
 // y = ceil(Z*Y*X*C/G / tile_n), z = G * split_k.
 // Outputs by split_k_mode:
 //   none      C converted to the element type and stored into dW;
-//   atomic    fp32 atomic adds into dW (fp32) or into a zeroed fp32 workspace that `finish`
-//             converts into dW (bf16 / fp16);
-//   two_stage split s stores its fp32 partial sums into workspace slice s; `finish` adds the
-//             slices and converts.
+//   atomic    fp32 atomic adds into dW (fp32) or into a zeroed fp32 workspace that is
+//             converted into dW (bf16 / fp16);
+//   two_stage split s stores its fp32 partial sums into workspace slice s; the slices are
+//             added and converted.
+// The conversion: on the mma.sync pipelines the block that stores last to a tile (a ticket per
+// tile at the start of the workspace, zeroed before the launch) adds the tile's slices and
+// converts them itself (finish_tile), which saves a kernel; the wgmma pipeline, whose roles
+// leave no block-wide barrier after the epilogue, keeps the second kernel `finish`.
 // ConvParams: in = In, wei = dW (written), out = dOut. Kernel arguments (params, workspace),
 // and the tensor maps for the sm_90a wgmma pipeline (gconv_wgmma.h: both operands MN-major,
 // loaded by the copy engine only).
@@ -30,7 +34,19 @@ template <class Cfg> struct OutputOf {
     static constexpr bool kToWorkspace =
         Cfg::kSplitKMode == kTwoStage || (Cfg::kSplitKMode == kAtomic && Cfg::kDType != 2);
     typedef typename gemm::Select<Cfg::kSplitKMode == kNone, T, float>::type type;
+    // The block that stores last to a tile converts it (no finish kernel): mma.sync only.
+    static constexpr bool kFinishInBlock = kToWorkspace && !Cfg::kWgmma;
 };
+
+// Bytes of the per-tile tickets at the start of the workspace (fused finish only), 256-byte
+// aligned so that the fp32 sums after them keep their vector alignment; the host's
+// bwd_weight_ticket_bytes() is the same formula.
+GCONV_DEVICE i64 ticket_bytes(const ConvParams& p, int tm, int tn) {
+    const i64 n_total = static_cast<i64>(p.Z) * p.Y * p.X * p.c_per_group;
+    const i64 tiles =
+        static_cast<i64>(p.G) * ((p.k_per_group + tm - 1) / tm) * ((n_total + tn - 1) / tn);
+    return (tiles * 4 + 255) / 256 * 256;
+}
 
 template <class Cfg>
 struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type,
@@ -52,13 +68,14 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
     using G::TN;
     typedef typename gemm::Offset<SI>::type Off;
     static constexpr int SPLITS = Cfg::kSplitK;
+    static constexpr bool FINISH_IN_BLOCK = OutputOf<Cfg>::kFinishInBlock;
 
     const ConvParams& p;
     void* workspace;
     const T* dout;
     const T* in;
     OutT* dw;
-    int m0, n0, g, reduction, kt0, ktiles, n_total;
+    int m0, n0, g, reduction, kt0, ktiles, n_total, tile;
     int t_load;
     bool a_ok[ITA];
     int b_d0[ITB], b_h0[ITB], b_w0[ITB], b_c[ITB];
@@ -93,8 +110,9 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
         const int taps = p.Z * p.Y * p.X;
         n_total = taps * p.c_per_group;
         const long long welems = static_cast<long long>(p.G) * p.k_per_group * n_total;
+        tile = (g * ((p.k_per_group + TM - 1) / TM) + bx) * ((n_total + TN - 1) / TN) + by;
         if constexpr (OutputOf<Cfg>::kToWorkspace) {
-            dw = static_cast<float*>(workspace);
+            dw = workspace_sums();
             if constexpr (Cfg::kSplitKMode == kTwoStage) dw += split * welems;
         } else {
             dw = static_cast<OutT*>(const_cast<void*>(p.wei));
@@ -163,6 +181,44 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
     }
     GCONV_DEVICE OutT* out_ptr(int row, int col) const {
         return dw + ((g * p.k_per_group + m0 + row) * n_total + n0 + col);
+    }
+
+    // The fp32 sums in the workspace: after the tickets when the blocks finish the tiles.
+    GCONV_DEVICE float* workspace_sums() const {
+        u8* base = static_cast<u8*>(workspace);
+        if constexpr (FINISH_IN_BLOCK) base += ticket_bytes(p, TM, TN);
+        return reinterpret_cast<float*>(base);
+    }
+
+    // After every thread's stores (gemm::run's last step): the SPLITS-th block to arrive at
+    // this tile's ticket adds the tile's slices (one for atomic) and stores them converted into
+    // dW. `flag` is one int of shared memory that no thread still reads.
+    GCONV_DEVICE void finish_tile(int tid, int* flag) const {
+        if constexpr (FINISH_IN_BLOCK) {
+            typedef typename DTypeOf<Cfg::kDType>::type W;
+            constexpr int SLICES = Cfg::kSplitKMode == kTwoStage ? SPLITS : 1;
+            __threadfence();
+            arch::barrier();
+            if (tid == 0) {
+                unsigned* tickets = static_cast<unsigned*>(workspace);
+                *flag = atomicAdd(tickets + tile, 1u) == static_cast<unsigned>(SPLITS - 1);
+            }
+            arch::barrier();
+            if (!*flag) return;
+            __threadfence();
+            const i64 welems = static_cast<i64>(p.G) * p.k_per_group * n_total;
+            const float* sums = workspace_sums();
+            W* out = static_cast<W*>(const_cast<void*>(p.wei));
+            for (int e = tid; e < TM * TN; e += G::THREADS) {
+                const int row = e / TN, col = e - (e / TN) * TN;
+                if (m0 + row >= p.k_per_group || n0 + col >= n_total) continue;
+                const i64 at = static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
+                float sum = arch::load_l2(sums + at);
+#pragma unroll
+                for (int sl = 1; sl < SLICES; ++sl) sum += arch::load_l2(sums + sl * welems + at);
+                out[at] = from_float<W>(sum);
+            }
+        }
     }
 };
 

@@ -59,6 +59,8 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     // compv5 with a warpgroup warp tile on sm_90a (gconv_wgmma.h): the wave layout counts the
     // consumer warps; one producer warpgroup (warps 0-3) is added in front of them.
     static constexpr bool WGMMA = Cfg::kWgmma;
+    // A Source whose blocks finish a split-K reduction themselves says so (gconv_bwd_weight.h).
+    static constexpr bool FINISH_IN_BLOCK = false;
     static constexpr int THREADS = (NWARPS + (WGMMA ? 4 : 0)) * WARP;
     static constexpr int GM = Cfg::kGroupsToMerge;
     static constexpr int VA = Cfg::kVecA, VB = Cfg::kVecB, VC = Cfg::kVecC;
@@ -684,6 +686,11 @@ template <class S> GCONV_DEVICE void run(S& s) {
         }
     } else {
         if (computes) store_direct(s, acc, wm, wn, lane);
+    }
+    if constexpr (S::FINISH_IN_BLOCK) {
+        // The C tile's shared memory is free once every thread is past the write-out.
+        arch::barrier();
+        s.finish_tile(tid, reinterpret_cast<int*>(gconv_dynamic_smem));
     }
 }
 

@@ -395,26 +395,44 @@ private slots:
                  ceil_div(p.Z * p.Y * p.X * p.c_per_group(), c.tile_n));
         QCOMPARE(int64_t(seq.steps[0].kernel.grid_z), p.G);
 
-        // two_stage: one fp32 slice per split, no zeroing, then the convert kernel.
+        // two_stage: one ticket per output tile (zeroed), then one fp32 slice per split; the
+        // block that stores last to a tile converts it, so no second kernel.
+        const int64_t tiles = p.G * ceil_div(p.k_per_group(), c.tile_m) *
+                              ceil_div(p.Z * p.Y * p.X * p.c_per_group(), c.tile_n);
+        const std::size_t tickets = std::size_t((tiles * 4 + 255) / 256 * 256);
         c.split_k = splits, c.split_k_mode = SplitKMode::TwoStage;
+        QVERIFY(finishes_in_block(c));
+        QCOMPARE(bwd_weight_ticket_bytes(c, p), tickets);
         seq = plan_sequence(c, p);
-        QCOMPARE(kernels(seq), (std::vector<std::string>{main_entry, finish}));
-        QCOMPARE(seq.workspace_bytes, wbytes * std::size_t(splits));
-        QCOMPARE(int64_t(seq.steps[0].kernel.grid_z), p.G * splits);
-        QVERIFY(seq.steps[1].kernel.grid_x * seq.steps[1].kernel.block_threads >=
-                std::min<uint64_t>(uint64_t(p.weight_elements()),
-                                   uint64_t(k_finish_max_blocks) * k_finish_threads));
-        QVERIFY(generate_kernel_source(c).find(finish + "(") != std::string::npos);
+        QCOMPARE(kernels(seq), std::vector<std::string>{main_entry});
+        QCOMPARE(seq.workspace_bytes, tickets + wbytes * std::size_t(splits));
+        QCOMPARE(int(seq.steps[0].kind), int(LaunchStep::Kind::Memset));
+        QCOMPARE(seq.steps[0].memset.bytes, tickets);
+        QCOMPARE(int64_t(seq.steps[1].kernel.grid_z), p.G * splits);
+        QVERIFY(generate_kernel_source(c).find(finish + "(") == std::string::npos);
 
-        // atomic bf16: zero an fp32 workspace, accumulate, convert.
+        // atomic bf16: zero the tickets and an fp32 workspace, accumulate; the last block of a
+        // tile converts it.
         c.split_k_mode = SplitKMode::Atomic;
         seq = plan_sequence(c, p);
-        QCOMPARE(seq.steps.size(), std::size_t(3));
+        QCOMPARE(seq.steps.size(), std::size_t(2));
         QCOMPARE(int(seq.steps[0].kind), int(LaunchStep::Kind::Memset));
         QCOMPARE(int(seq.steps[0].memset.buffer), int(LaunchBuffer::Workspace));
-        QCOMPARE(seq.steps[0].memset.bytes, wbytes);
-        QCOMPARE(seq.workspace_bytes, wbytes);
-        QCOMPARE(seq.steps[2].kernel.entry, finish);
+        QCOMPARE(seq.steps[0].memset.bytes, tickets + wbytes);
+        QCOMPARE(seq.workspace_bytes, tickets + wbytes);
+        QCOMPARE(seq.steps[1].kernel.entry, main_entry);
+
+        // The wgmma pipeline keeps the convert kernel (no block-wide barrier after its
+        // epilogue) and no tickets.
+        KernelConfig w = c;
+        w.pipeline = Pipeline::CompV5, w.double_smem_buffer = true, w.num_wave_groups = 2;
+        w.tile_m = 128, w.tile_n = 128, w.tile_k = 64, w.wave_m = 8, w.wave_n = 1;
+        w.warp_tile_m = 16, w.warp_tile_n = 128, w.warp_tile_k = 16;
+        w.epilogue = Epilogue::CShuffle;
+        QVERIFY(uses_wgmma(w));
+        QVERIFY(!finishes_in_block(w));
+        QVERIFY(has_finish_kernel(w));
+        QCOMPARE(bwd_weight_ticket_bytes(w, p), std::size_t(0));
 
         // atomic fp32: zero dW itself and accumulate into it; no workspace, no convert.
         c.dtype = DataType::FP32, c.warp_tile_k = 4;
