@@ -2,8 +2,8 @@
 # One device call: Nsight Compute over the best bwd_weight kernels of the H200 class runs where
 # bwd_weight misses its target most (docs/notes/2026-12-05-classes-report-session16.md): the
 # tensor-core depthwise entry on convnext_dw96_7x7, the register-window direct entry on
-# effnet_dw240_5x5, and on resnext50_s4 the GEMM pipeline (2stage split-K: gconv_main and its
-# gconv_finish) and direct_mma. Reports under $OUT/<name>.ncu.txt (scripts/device/profile_direct.sh);
+# effnet_dw240_5x5, and on resnext50_s4 the GEMM pipeline (2stage split-K, whose blocks now
+# finish the tiles themselves: no gconv_finish) and direct_mma. Reports under $OUT/<name>.ncu.txt (scripts/device/profile_direct.sh);
 # then the shipped tensor-core bwd_weight pool timed with cuDNN on the depthwise shapes.
 # usage (on the GPU machine, carry .deps): scripts/device/profile_bwd_weight.sh
 set -uo pipefail
@@ -13,7 +13,7 @@ $p bw_tc_dw96 bwd_weight configs/bwd_weight_direct_tc.json \
   "c.tile_m == 512 and c.tile_n == 16 and c.tile_k == 2 and c.wave_m == 8 and c.block_per_cu == 1" baseline.convnext_dw96_7x7
 $p bw_direct_effnet bwd_weight configs/bwd_weight_direct.json \
   "c.ndim_spatial == 2 and c.tile_m == 2048 and c.tile_n == 32 and c.tile_k == 128 and c.vector_size_a == 4" baseline.effnet_dw240_5x5
-GCONV_NCU_KERNELS='gconv_(main|finish)' GCONV_NCU_SKIP=6 GCONV_NCU_COUNT=2 $p bw_gemm_s4 bwd_weight configs/bwd_weight.json \
+$p bw_gemm_s4 bwd_weight configs/bwd_weight.json \
   "c.tile_m == 32 and c.tile_n == 64 and c.pipeline == 'compv3' and c.scheduler == 'intrawave' and c.wave_m == 1 and c.split_k == 4 and c.split_image and c.split_k_mode == '2stage' and c.warp_tile_m == 16 and not c.double_smem_buffer" baseline.resnext50_s4
 $p bw_mma_s4 bwd_weight configs/bwd_weight_direct_mma.json \
   "c.tile_m == 224 and c.tile_n == 32 and c.tile_k == 32 and c.wave_m == 4 and c.wave_n == 1 and c.split_k == 8" baseline.resnext50_s4
