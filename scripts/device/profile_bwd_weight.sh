@@ -3,8 +3,9 @@
 # bwd_weight misses its target most (docs/notes/2026-12-05-classes-report-session16.md): the
 # tensor-core depthwise entry on convnext_dw96_7x7, the register-window direct entry on
 # effnet_dw240_5x5, and on resnext50_s4 the GEMM pipeline (2stage split-K, whose blocks now
-# finish the tiles themselves: no gconv_finish) and direct_mma. Reports under $OUT/<name>.ncu.txt (scripts/device/profile_direct.sh);
-# then the shipped tensor-core bwd_weight pool timed with cuDNN on the depthwise shapes.
+# finish the tiles themselves: no gconv_finish) and direct_mma. Reports under
+# $OUT/<name>.ncu.txt (scripts/device/profile_direct.sh); then the shipped tensor-core
+# bwd_weight pool timed with cuDNN on the depthwise shapes.
 # usage (on the GPU machine, carry .deps): scripts/device/profile_bwd_weight.sh
 set -uo pipefail
 here="$(dirname "${BASH_SOURCE[0]}")"
