@@ -192,7 +192,8 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
 
     // After every thread's stores (gemm::run's last step): the SPLITS-th block to arrive at
     // this tile's ticket adds the tile's slices (one for atomic) and stores them converted into
-    // dW. `flag` is one int of shared memory that no thread still reads.
+    // dW. `flag` is one int of shared memory, free once every thread is past the fence's
+    // barrier.
     GCONV_DEVICE void finish_tile(int tid, int* flag) const {
         if constexpr (FINISH_IN_BLOCK) {
             typedef typename DTypeOf<Cfg::kDType>::type W;

@@ -422,11 +422,10 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
 // they hold input row i + 1, below), B = the dOut rows (i - r) / S for r = 0 .. 7 (B^T rows, one
 // ldmatrix.x2; rows outside the tile, r >= K or i - r not a multiple of S read a zero row), so
 // D[d][r] collects every (output row, filter row) pair that meets at input row i, each pair in
-// exactly one tile; a warp item is 16 output
-// columns x 4 channels over every input row of the tile (over a share of them when the tile has
-// fewer items than warps). A lane's Hankel pairs start at
-// 16j + 2t + g, odd for odd g: each phase of an input row is staged twice, the second copy
-// shifted left by one element, so every pair is one aligned word.
+// exactly one tile; a warp item is 16 output columns x 4 channels over every input row of the
+// tile. A lane's Hankel pairs start at 16j + 2t + g, odd for odd g: each phase of an input row
+// is staged twice, the second copy shifted left by one element, so every pair is one aligned
+// word.
 // Shared memory: the dOut planes (tile_n x (TH + 1) x (TW + 8): a zero row after the TH rows),
 // the input planes (tile_n x ((TH - 1) S + K) rows x S phases x 2 copies x (TW + 8)) and the
 // block's sums (tile_n x K x K fp32), added atomically into the zeroed fp32 workspace (bf16 /
@@ -524,10 +523,6 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     constexpr int CPI = 4;
     const int col_chunks = g.cols / 16;
     const int items = col_chunks * (S::TN / CPI);
-    // A tile with fewer items than warps (16 columns x 16 channels for 8 warps) splits each
-    // item's input rows between warps, which the shared sums' atomics add up anyway: every warp
-    // works and each one's chain of dependent MMAs is shorter.
-    const int row_parts = items < S::WARPS ? S::WARPS / items : 1;
     // Stride 1 walks input rows in pairs: A's rows 8-15, empty for one row (K <= 7 taps), hold
     // the Hankel matrix of input row i + 1, and B's columns n are dOut rows i + 1 - n, so one MMA
     // gives rows 0-7 filter row n - 1 of input row i and rows 8-15 filter row n of input row
@@ -535,13 +530,9 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     // the MMAs and B loads.
     constexpr bool PAIRED = P == 1;
     constexpr int STEP = PAIRED ? 2 : 1;
-    const int steps = (g.in_rows + STEP - 1) / STEP;
     if (live) {
 #pragma unroll 1
-        for (int work = warp; work < items * row_parts; work += S::WARPS) {
-            const int item = work % items, part = work / items;
-            const int i_begin = STEP * (steps * part / row_parts);
-            const int i_end = STEP * (steps * (part + 1) / row_parts);
+        for (int item = warp; item < items; item += S::WARPS) {
             const int cb = item % (S::TN / CPI) * CPI, j = item / (S::TN / CPI);
             float acc[CPI][P][4];
 #pragma unroll
@@ -553,7 +544,7 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
             const u32 a_item = ins_addr + static_cast<u32>((cb * i_plane + j * 16) * 2) + a_lane;
             const u32 b_item = douts_addr + static_cast<u32>((cb * d_plane + j * 16) * 2) + b_col;
 #pragma unroll 1
-            for (int i = i_begin; i < i_end; i += STEP) {
+            for (int i = 0; i < g.in_rows; i += STEP) {
                 // dOut row (i - r) / S meets input row i at filter row r (staged indices); paired:
                 // B column n is dOut row i + 1 - n.
                 const int q = PAIRED ? i + 1 - b_r : i - b_r;

@@ -687,11 +687,10 @@ template <class S> GCONV_DEVICE void run(S& s) {
     } else {
         if (computes) store_direct(s, acc, wm, wn, lane);
     }
-    if constexpr (S::FINISH_IN_BLOCK) {
-        // The C tile's shared memory is free once every thread is past the write-out.
-        arch::barrier();
+    // The C tile's shared memory holds finish_tile's flag: its first barrier has every thread
+    // past the write-out before the flag is written.
+    if constexpr (S::FINISH_IN_BLOCK)
         s.finish_tile(tid, reinterpret_cast<int*>(gconv_dynamic_smem));
-    }
 }
 
 } // namespace gemm
