@@ -102,6 +102,13 @@ GCONV_DEVICE void load_row(Raw<BYTES> (&row)[WIN], const T* src, int base,
         row[i] = row_ok && col_ok[i] ? *reinterpret_cast<const Raw<BYTES>*>(src + base + i * C)
                                      : Raw<BYTES>::zero();
 }
+// One dOut row of a bwd_weight strip: SW vectors C apart; columns past the image read zeros.
+template <int VEC, typename T, int BYTES, int SW>
+GCONV_DEVICE void load_dout_row(Raw<BYTES> (&row)[SW], const T* src, const bool (&ok)[SW], int C) {
+#pragma unroll
+    for (int i = 0; i < SW; ++i)
+        row[i] = ok[i] ? *reinterpret_cast<const Raw<BYTES>*>(src + i * C) : Raw<BYTES>::zero();
+}
 template <int VEC, typename T> GCONV_DEVICE void store_vec(T* dst, const float (&f)[VEC]) {
     constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
     Raw<BYTES> raw = Raw<BYTES>::zero();
@@ -476,7 +483,7 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
     int od = S::NDIM3 ? rest % p.Do : 0;
     int n = S::NDIM3 ? rest / p.Do : rest;
     const int count = active ? (total - first < S::PIX ? total - first : S::PIX) : 0;
-#pragma unroll 2
+#pragma unroll 1
     for (int i = 0; i < count; ++i) {
         const int o = first + i;
         const int cur_w = ow, cur_h = oh, cur_d = od, cur_n = n;
@@ -588,45 +595,49 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
         const int rows = p.Ho - h0 < BAND ? p.Ho - h0 : BAND;
         // The walk goes over input rows q = 0 .. rows + KS - 2, each loaded once: input row q
         // meets dOut row q - ky at filter row ky, so the last KS dOut rows stay in a ring of
-        // registers (raw, as stored), dOut row r in slot r % KS. The loop steps KS rows with
-        // the KS steps unrolled, so every slot index is a compile-time constant.
+        // registers (raw, as stored), ring[k] holding dOut row q - k. One row per iteration,
+        // the ring shifted by moves: unrolling KS rows to make its slots constants instead
+        // multiplied the entry's code (and its compile time) by KS. The next row's loads are
+        // issued before this row's FMAs, which is what hides their latency at the few warps
+        // per SM these entries run with.
         Raw<BYTES> ring[KS][SW];
+#pragma unroll
+        for (int k = 0; k < KS; ++k)
+#pragma unroll
+            for (int i = 0; i < SW; ++i) ring[k][i] = Raw<BYTES>::zero();
+        Raw<BYTES> next_in[WIN], next_out[SW];
         const int steps = rows + KS - 1;
+        load_row<VEC>(next_in, in, base, col_ok, inside(h0 - p.pad_h, p.Hi), p.C);
+        load_dout_row<VEC>(next_out, dout, out_ok, p.C);
 #pragma unroll 1
-        for (int q0 = 0; q0 < steps; q0 += KS) {
+        for (int q = 0; q < steps; ++q) {
 #pragma unroll
-            for (int u = 0; u < KS; ++u) {
-                const int q = q0 + u;
-                if (q >= steps) break;
-                if (q < rows) {
+            for (int k = KS - 1; k > 0; --k)
 #pragma unroll
-                    for (int i = 0; i < SW; ++i)
-                        ring[u][i] =
-                            out_ok[i]
-                                ? *reinterpret_cast<const Raw<BYTES>*>(dout + (q * p.Wo + i) * p.C)
-                                : Raw<BYTES>::zero();
-                }
-                Raw<BYTES> raw[WIN];
-                load_row<VEC>(raw, in, base + q * p.Wi * p.C, col_ok,
-                              inside(h0 - p.pad_h + q, p.Hi), p.C);
-                float win[WIN][VEC];
+                for (int i = 0; i < SW; ++i) ring[k][i] = ring[k - 1][i];
 #pragma unroll
-                for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], raw[i]);
+            for (int i = 0; i < SW; ++i) ring[0][i] = next_out[i];
+            float win[WIN][VEC];
 #pragma unroll
-                for (int ky = 0; ky < KS; ++ky) {
-                    const int r = q - ky; // the dOut row this input row meets at filter row ky
-                    if (r < 0 || r >= rows) continue;
-                    const int slot = (u - ky + KS) % KS;
+            for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], next_in[i]);
+            if (q + 1 < steps) {
+                load_row<VEC>(next_in, in, base + (q + 1) * p.Wi * p.C, col_ok,
+                              inside(h0 - p.pad_h + q + 1, p.Hi), p.C);
+                if (q + 1 < rows)
+                    load_dout_row<VEC>(next_out, dout + (q + 1) * p.Wo * p.C, out_ok, p.C);
+            }
 #pragma unroll
-                    for (int i = 0; i < SW; ++i) {
-                        float g[VEC];
-                        unpack_vec<VEC, T>(g, ring[slot][i]);
+            for (int ky = 0; ky < KS; ++ky) {
+                const int r = q - ky; // the dOut row this input row meets at filter row ky
+                if (r < 0 || r >= rows) continue;
 #pragma unroll
-                        for (int kx = 0; kx < KS; ++kx)
+                for (int i = 0; i < SW; ++i) {
+                    float g[VEC];
+                    unpack_vec<VEC, T>(g, ring[ky][i]);
 #pragma unroll
-                            for (int j = 0; j < VEC; ++j)
-                                acc[ky * KS + kx][j] += g[j] * win[i + kx][j];
-                    }
+                    for (int kx = 0; kx < KS; ++kx)
+#pragma unroll
+                        for (int j = 0; j < VEC; ++j) acc[ky * KS + kx][j] += g[j] * win[i + kx][j];
                 }
             }
         }
