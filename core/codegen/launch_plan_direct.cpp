@@ -128,12 +128,11 @@ std::size_t direct_shared_bytes(const KernelConfig& c, const Problem& p, int war
     if (is_direct_tc(c)) {
         const DirectTcGeometry g = direct_tc_geometry(c, p);
         const int64_t elem = element_bytes(c.dtype);
-        if (c.variant == Variant::BwdWeight) // dOut rows + a zero row, input phases x two
-            return static_cast<std::size_t>( // copies, the sums
-                c.tile_n *
-                    ((g.rows + 1) * g.row_stride + g.in_rows * 2 * p.stride_w * g.row_stride) *
-                    elem +
-                int64_t{c.tile_n} * p.Y * p.X * 4);
+        if (c.variant == Variant::BwdWeight) { // the dOut and input planes, the sums
+            const auto planes = direct_tc::weight_planes<int64_t>(g, p.stride_w, c.tile_n);
+            return static_cast<std::size_t>((planes.douts + planes.ins) * elem +
+                                            int64_t{c.tile_n} * p.Y * p.X * 4);
+        }
         if (c.variant == Variant::BwdData && p.stride_w == 2) // one plane, four phases' rows
             return static_cast<std::size_t>(c.tile_n *
                                             (g.plane_rows * g.row_stride * elem +

@@ -147,16 +147,51 @@ GCONV_DEVICE float shuffle_xor(float v, int mask) {
 #endif
 }
 
-// Sums the N fp32 values of every thread over the pixel lanes of its warp that share its channel
-// vector (CL lanes apart, a butterfly: every such lane ends with the sum). The indices are
-// compile-time after unrolling, so the values stay in registers.
-template <class S, int N> GCONV_DEVICE void sum_pixel_lanes(float* acc) {
-    if constexpr (S::CL < GCONV_WARP_SIZE) {
+// The part of its N sums a lane holds after sum_pixel_lanes: values first .. first + count - 1
+// of the original order (count: pixel_lane_share), summed over the warp's pixel lanes; `writes`
+// is false on a lane whose part another lane of the warp also holds.
+struct LaneShare {
+    int first;
+    bool writes;
+};
+// The count of that part: N halved once per butterfly step while it is even.
+constexpr int pixel_lane_share(int n, int channel_lanes) {
+    for (int m = channel_lanes; m < GCONV_WARP_SIZE; m *= 2)
+        if (n % 2 == 0) n /= 2;
+    return n;
+}
+template <int N, int M> GCONV_DEVICE void sum_lanes_from(float* acc, int lane, LaneShare& share) {
+    if constexpr (M < GCONV_WARP_SIZE) {
+        const bool upper = (lane & M) != 0;
+        if constexpr (N % 2 == 0) {
+            // Each lane keeps one half and adds its partner's copy of that half: the values
+            // shuffled per step halve, and the lanes end with distinct parts to store.
+            constexpr int H = N / 2;
 #pragma unroll
-        for (int m = S::CL; m < GCONV_WARP_SIZE; m *= 2)
+            for (int i = 0; i < H; ++i) {
+                const float give = upper ? acc[i] : acc[i + H];
+                const float keep = upper ? acc[i + H] : acc[i];
+                acc[i] = keep + shuffle_xor(give, M);
+            }
+            if (upper) share.first += H;
+            sum_lanes_from<H, M * 2>(acc, lane, share);
+        } else {
 #pragma unroll
-            for (int i = 0; i < N; ++i) acc[i] += shuffle_xor(acc[i], m);
+            for (int i = 0; i < N; ++i) acc[i] += shuffle_xor(acc[i], M);
+            if (upper) share.writes = false;
+            sum_lanes_from<N, M * 2>(acc, lane, share);
+        }
     }
+}
+// Sums the N fp32 values of every thread over the pixel lanes of its warp that share its channel
+// vector (CL lanes apart), a butterfly that halves what it exchanges while N allows: afterwards a
+// lane holds the sums of its LaneShare in acc[0 .. count - 1]. The indices are compile-time after
+// unrolling, so the values stay in registers.
+template <class S, int N> GCONV_DEVICE LaneShare sum_pixel_lanes(float* acc) {
+    LaneShare share{0, true};
+    if constexpr (S::CL < GCONV_WARP_SIZE)
+        sum_lanes_from<N, S::CL>(acc, static_cast<int>(threadIdx.x) % GCONV_WARP_SIZE, share);
+    return share;
 }
 
 GCONV_DEVICE bool inside(int v, int extent) {
@@ -518,19 +553,19 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
             }
         }
     }
-    sum_pixel_lanes<S, KX * VEC * CPG>(&acc[0][0][0]);
-    if (!active || static_cast<int>(threadIdx.x) % WARP >= S::CL) return;
+    constexpr int N = KX * VEC * CPG, SHARE = pixel_lane_share(N, S::CL);
+    const LaneShare share = sum_pixel_lanes<S, N>(&acc[0][0][0]);
+    if (!active || !share.writes) return;
     const bool to_workspace = Cfg::kDType != 2;
     float* dw = static_cast<float*>(to_workspace ? workspace : const_cast<void*>(p.wei));
+    const float* sums = &acc[0][0][0];
 #pragma unroll
-    for (int x = 0; x < KX; ++x) {
-        if (x0 + x >= p.X) break;
+    for (int i = 0; i < SHARE; ++i) {
+        const int e = share.first + i; // acc[x][j][r]
+        const int x = e / (VEC * CPG), j = e / CPG % VEC, r = e % CPG;
+        if (x0 + x >= p.X) continue;
         const int tap = (z * p.Y + y) * p.X + x0 + x;
-#pragma unroll
-        for (int j = 0; j < VEC; ++j)
-#pragma unroll
-            for (int r = 0; r < CPG; ++r)
-                arch::atomic_add(dw + ((ch + j) * taps + tap) * CPG + r, acc[x][j][r]);
+        arch::atomic_add(dw + ((ch + j) * taps + tap) * CPG + r, sums[i]);
     }
 }
 
@@ -643,22 +678,23 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
         }
     }
 
-    sum_pixel_lanes<S, TAPS * VEC>(&acc[0][0]);
-    // Across warps: the first pixel lane of each warp adds its sums into sum[tap][channel],
-    // one warp (round) after another.
+    constexpr int SHARE = pixel_lane_share(TAPS * VEC, S::CL);
+    const LaneShare share = sum_pixel_lanes<S, TAPS * VEC>(&acc[0][0]);
+    // Across warps: the pixel lanes of each warp add their parts into sum[tap][channel], one
+    // warp (round) after another.
     constexpr int PW = S::CL < WARP ? WARP / S::CL : 1; // pixel lanes per warp
     constexpr int ROUNDS = S::PL / PW;
     float* sum = reinterpret_cast<float*>(gconv_dynamic_smem);
+    const float* sums = &acc[0][0];
 #pragma unroll 1
     for (int round = 0; round < ROUNDS; ++round) {
-        if (pl % PW == 0 && pl / PW == round) {
+        if (share.writes && pl / PW == round) {
 #pragma unroll
-            for (int t = 0; t < TAPS; ++t)
-#pragma unroll
-                for (int j = 0; j < VEC; ++j) {
-                    float* dst = sum + t * S::TN + cl * VEC + j;
-                    *dst = round == 0 ? acc[t][j] : *dst + acc[t][j];
-                }
+            for (int i = 0; i < SHARE; ++i) {
+                const int e = share.first + i; // acc[t][j]
+                float* dst = sum + e / VEC * S::TN + cl * VEC + e % VEC;
+                *dst = round == 0 ? sums[i] : *dst + sums[i];
+            }
         }
         arch::barrier();
     }

@@ -59,18 +59,19 @@ template <class Cfg> struct TcShape {
 
 // Unit u of a staging walk over staged rows q x column phases f (P) x `pairs` element pairs x
 // OCT 8-channel vectors (vector fastest): its vector o, first element x of the pair, phase f and
-// row q, and the two 16-byte vectors of elements x and x + 1, element m of phase f being source
-// pixel (hi0 + q, wi0 + P m + f) of image n. Zeros outside the image, past the channels, at or
-// past element `used`, and for a unit out of range (!live).
-struct SourceUnit {
+// row q, and the 16-byte vectors of elements x, x + 1 (and x + 2 with COLS = 3: the pair one
+// element to the right, which bwd_weight's shifted copy stores), element m of phase f being
+// source pixel (hi0 + q, wi0 + P m + f) of image n. Zeros outside the image, past the channels,
+// at or past element `used`, and for a unit out of range (!live).
+template <int COLS = 2> struct SourceUnit {
     int o, x, f, q;
-    Raw<16> v[2];
+    Raw<16> v[COLS];
 };
-template <class S, int P>
-GCONV_DEVICE SourceUnit load_source_unit(const typename S::T* src, int u, bool live, int pairs,
-                                         int n, int sH, int sW, int C, int hi0, int wi0, int ch0,
-                                         int used) {
-    SourceUnit t;
+template <class S, int P, int COLS = 2>
+GCONV_DEVICE SourceUnit<COLS> load_source_unit(const typename S::T* src, int u, bool live,
+                                               int pairs, int n, int sH, int sW, int C, int hi0,
+                                               int wi0, int ch0, int used) {
+    SourceUnit<COLS> t;
     t.o = u % S::OCT;
     int px = u / S::OCT;
     t.x = 2 * (px % pairs);
@@ -79,7 +80,7 @@ GCONV_DEVICE SourceUnit load_source_unit(const typename S::T* src, int u, bool l
     const int hi = hi0 + t.q, c = ch0 + t.o * 8;
     const bool row_ok = live && inside(hi, sH) && c < C;
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < COLS; ++i) {
         const int wi = wi0 + P * (t.x + i) + t.f;
         const bool ok = row_ok && inside(wi, sW) && t.x + i < used;
         t.v[i] = ok ? *reinterpret_cast<const Raw<16>*>(src + ((n * sH + hi) * sW + wi) * C + c)
@@ -97,10 +98,11 @@ struct PlaneUnit {
 
 // Stores a unit's eight element pairs as 32-bit words, one per channel plane, `plane_words` words
 // apart.
-GCONV_DEVICE void store_unit_planes(u32* at, const Raw<16> (&v)[2], int plane_words) {
+GCONV_DEVICE void store_unit_planes(u32* at, const Raw<16>& lo, const Raw<16>& hi,
+                                    int plane_words) {
 #pragma unroll
     for (int j = 0; j < 8; ++j)
-        at[j * plane_words] = mma::prmt(v[0].v[j / 2], v[1].v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
+        at[j * plane_words] = mma::prmt(lo.v[j / 2], hi.v[j / 2], (j & 1) ? 0x7632u : 0x5410u);
 }
 
 // Units per staging step: 8 16-byte loads in flight per thread. The staging walks are not where
@@ -137,14 +139,16 @@ GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, 
     const int pairs = g.row_stride / 2;
     const int units = g.in_rows * P * pairs * S::OCT;
     auto load = [&](int u, PlaneUnit& t) {
-        const SourceUnit s =
+        const SourceUnit<> s =
             load_source_unit<S, P>(src, u, u < units, pairs, n, sH, sW, C, hi0, wi0, ch0, used);
         t.v[0] = s.v[0], t.v[1] = s.v[1];
         const int row = (s.q % SH) * g.phase_rows + s.q / SH;
         t.at =
             reinterpret_cast<u32*>(planes + (s.o * 8 * P + s.f) * plane + row * g.row_stride + s.x);
     };
-    auto store = [&](const PlaneUnit& t) { store_unit_planes(t.at, t.v, P * plane / 2); };
+    auto store = [&](const PlaneUnit& t) {
+        store_unit_planes(t.at, t.v[0], t.v[1], P * plane / 2);
+    };
     stage_units<S, PlaneUnit>(units, load, store);
 }
 
@@ -426,10 +430,11 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
 // tile. A lane's Hankel pairs start at 16j + 2t + g, odd for odd g: each phase of an input row
 // is staged twice, the second copy shifted left by one element, so every pair is one aligned
 // word.
-// Shared memory: the dOut planes (tile_n x (TH + 1) x (TW + 8): a zero row after the TH rows),
-// the input planes (tile_n x ((TH - 1) S + K) rows x S phases x 2 copies x (TW + 8)) and the
-// block's sums (tile_n x K x K fp32), added atomically into the zeroed fp32 workspace (bf16 /
-// fp16; fp32 dW directly is excluded by the rules) that gconv_finish converts.
+// Shared memory (direct_tc::weight_planes): the dOut planes (tile_n x (TH + 1) x (TW + 8): a
+// zero row after the TH rows), the input planes (tile_n x 2 copies x ((TH - 1) S + K) rows x S
+// phases x (TW + 8)), both with a pad between 8-channel vectors, and the block's sums (tile_n x K x
+// K fp32), added atomically into the zeroed fp32 workspace (bf16 / fp16; fp32 dW directly is
+// excluded by the rules) that gconv_finish converts.
 template <class Cfg, int KS, int STRIDE = 1>
 GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     typedef TcShape<Cfg> S;
@@ -444,12 +449,10 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     const int tid = static_cast<int>(threadIdx.x);
     const bool live = t.live; // every thread reaches the barriers
 
-    const int d_plane = (S::TH + 1) * g.row_stride; // dOut rows and the zero row
-    const int i_row = 2 * P * g.row_stride;         // input row: phases x two copies
-    const int i_plane = g.in_rows * i_row;
+    const direct_tc::WeightPlanes<int> wp = direct_tc::weight_planes<int>(g, P, S::TN);
     u16* douts = reinterpret_cast<u16*>(gconv_dynamic_smem);
-    u16* ins = douts + S::TN * d_plane;
-    float* sums = reinterpret_cast<float*>(ins + S::TN * i_plane);
+    u16* ins = douts + wp.douts;
+    float* sums = reinterpret_cast<float*>(ins + wp.ins);
     const T* in = static_cast<const T*>(p.in);
     const T* dout = static_cast<const T*>(p.out);
 
@@ -471,39 +474,31 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
                                   dout + ((n * p.Ho + y) * p.Wo + w0 + x + i) * p.C + c)
                             : Raw<16>::zero();
             }
-            t.at = reinterpret_cast<u32*>(douts + (o * 8) * d_plane + q * g.row_stride + x);
+            t.at = reinterpret_cast<u32*>(douts + o * wp.d_group + q * g.row_stride + x);
         };
-        auto store_dout = [&](const PlaneUnit& t) { store_unit_planes(t.at, t.v, d_plane / 2); };
+        auto store_dout = [&](const PlaneUnit& t) {
+            store_unit_planes(t.at, t.v[0], t.v[1], wp.d_plane / 2);
+        };
         stage_units<S, PlaneUnit>(units, load_dout, store_dout);
         // Input rows h0 S - pad_h ...: element m of phase f, copy 0, is column w0 S - pad_w +
         // S m + f; copy 1 holds copy 0's element m + 1 at m. Elements at or past TW + (K - 1) / S
         // meet only discarded Hankel rows or zero dOut columns; they are zero-filled so that no
-        // Inf or NaN can leak.
+        // Inf or NaN can leak. A unit loads elements x .. x + 2, so both copies' pairs at x leave
+        // as whole words (copy 1's last element, row_stride in copy 0, is past `used`: zero).
         const int used = g.cols + (KS - 1) / P;
         const int in_units = g.in_rows * P * pairs * S::OCT;
         const int hi0 = h0 * P - p.pad_h, wi0 = w0 * P - p.pad_w;
-        auto load_in = [&](int u, SourceUnit& t) {
-            t = load_source_unit<S, P>(in, u, u < in_units, pairs, n, p.Hi, p.Wi, p.C, hi0, wi0,
-                                       ch0, used);
+        auto load_in = [&](int u, SourceUnit<3>& t) {
+            t = load_source_unit<S, P, 3>(in, u, u < in_units, pairs, n, p.Hi, p.Wi, p.C, hi0, wi0,
+                                          ch0, used);
         };
-        auto store_in = [&](const SourceUnit& s) {
-            const int x = s.x;
-            u16* row0 = ins + (s.o * 8) * i_plane + s.q * i_row + s.f * 2 * g.row_stride;
-            store_unit_planes(reinterpret_cast<u32*>(row0 + x), s.v, i_plane / 2);
-#pragma unroll
-            for (int j = 0; j < 8; ++j) {
-                const u32 left = s.v[0].v[j / 2], right = s.v[1].v[j / 2]; // elements x, x + 1
-                // copy 1: element x - 1 is element x, element x is element x + 1
-                u16* c1 = row0 + j * i_plane + g.row_stride + x;
-                if (x > 0) c1[-1] = static_cast<u16>((j & 1) ? left >> 16 : left);
-                c1[0] = static_cast<u16>((j & 1) ? right >> 16 : right);
-            }
-            // The last element of copy 1 would be element row_stride: zero.
-            if (x + 2 == g.row_stride)
-#pragma unroll
-                for (int j = 0; j < 8; ++j) row0[j * i_plane + 2 * g.row_stride - 1] = 0;
+        auto store_in = [&](const SourceUnit<3>& s) {
+            u16* row0 = ins + s.o * wp.i_group + s.q * wp.i_row + s.f * g.row_stride + s.x;
+            store_unit_planes(reinterpret_cast<u32*>(row0), s.v[0], s.v[1], wp.i_plane / 2);
+            store_unit_planes(reinterpret_cast<u32*>(row0 + wp.i_copy), s.v[1], s.v[2],
+                              wp.i_plane / 2);
         };
-        stage_units<S, SourceUnit>(in_units, load_in, store_in);
+        stage_units<S, SourceUnit<3>>(in_units, load_in, store_in);
     }
     arch::barrier();
 
@@ -513,8 +508,8 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     const u32 ins_addr = arch::shared_address(ins);
     // This lane's Hankel word: elements 2t + g and + 1 of copy 0 (even g) or the same pair at
     // 2t + g - 1 of copy 1 (odd g); + 16 bytes for columns + 8.
-    const u32 a_lane = static_cast<u32>(
-        (direct_tc::hankel_lane_element(lane) + ((gq & 1) ? g.row_stride : 0)) * 2);
+    const u32 a_lane =
+        static_cast<u32>((direct_tc::hankel_lane_element(lane) + ((gq & 1) ? wp.i_copy : 0)) * 2);
     // ldmatrix.x2 rows: lanes 0-7 filter rows 0-7 of columns 0-7, lanes 8-15 of columns 8-15.
     const int b_r = lane & 7;
     const u32 b_col = static_cast<u32>(((lane >> 3) & 1) * 16);
@@ -541,8 +536,15 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
                 for (int f = 0; f < P; ++f)
 #pragma unroll
                     for (int q = 0; q < 4; ++q) acc[c][f][q] = 0.0f;
-            const u32 a_item = ins_addr + static_cast<u32>((cb * i_plane + j * 16) * 2) + a_lane;
-            const u32 b_item = douts_addr + static_cast<u32>((cb * d_plane + j * 16) * 2) + b_col;
+            // cb is a multiple of CPI = 4: the item's channels are in one 8-channel vector.
+            const int group = cb / 8, in_group = cb % 8;
+            const u32 a_item =
+                ins_addr +
+                static_cast<u32>((group * wp.i_group + in_group * wp.i_plane + j * 16) * 2) +
+                a_lane;
+            const u32 b_item =
+                douts_addr +
+                static_cast<u32>((group * wp.d_group + in_group * wp.d_plane + j * 16) * 2) + b_col;
 #pragma unroll 1
             for (int i = 0; i < g.in_rows; i += STEP) {
                 // dOut row (i - r) / S meets input row i at filter row r (staged indices); paired:
@@ -552,17 +554,17 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
                     (PAIRED ? b_r <= KS : b_r < KS) && q >= 0 && q % P == 0 && q / P < S::TH;
                 const u32 b_at =
                     b_item + static_cast<u32>((meets ? q / P : S::TH) * g.row_stride * 2);
-                const u32 a_at = a_item + static_cast<u32>(i * i_row * 2);
+                const u32 a_at = a_item + static_cast<u32>(i * wp.i_row * 2);
                 const bool second = PAIRED && i + 1 < g.in_rows; // the same for the whole warp
 #pragma unroll
                 for (int c = 0; c < CPI; ++c) {
                     u32 b[2];
-                    mma::ldsm_x2(b, b_at + static_cast<u32>(c * d_plane * 2));
+                    mma::ldsm_x2(b, b_at + static_cast<u32>(c * wp.d_plane * 2));
 #pragma unroll
                     for (int f = 0; f < P; ++f) {
                         const u32 a_word =
-                            a_at + static_cast<u32>((c * i_plane + f * 2 * g.row_stride) * 2);
-                        const u32 next = a_word + static_cast<u32>(i_row * 2);
+                            a_at + static_cast<u32>((c * wp.i_plane + f * g.row_stride) * 2);
+                        const u32 next = a_word + static_cast<u32>(wp.i_row * 2);
                         const u32 a[4] = {
                             mma::lds_u32<0>(a_word), second ? mma::lds_u32<0>(next) : 0u,
                             mma::lds_u32<16>(a_word), second ? mma::lds_u32<16>(next) : 0u};

@@ -135,5 +135,34 @@ GCONV_HOST_DEVICE int hankel_lane_element(int lane) {
     return 2 * t + g - (g & 1);
 }
 
+// bwd_weight's staged planes (tc_weight), in elements. Per channel: a dOut plane of rows + 1
+// rows (a zero row last) and an input plane of two copies of in_rows rows x P column phases
+// (the second copy shifted left by one element), each copy's rows contiguous so that a staging
+// step's consecutive element pairs are consecutive words. The planes of 8-channel vector o start
+// o x (8 planes + group_pad) in: a staging store writes one plane per channel of a vector, the
+// lanes of a warp alternating over the tile's OCT vectors, and planes a multiple of 32 words
+// apart would put the vectors' words in the same banks; 32 / OCT words between them spread a
+// warp's 32 / OCT consecutive pairs per vector over all 32 banks.
+template <class I> struct WeightPlanes {
+    I d_plane = 0, d_group = 0; // a channel's dOut plane; from one 8-channel vector to the next
+    I i_row = 0, i_copy = 0;    // a staged input row (P phases); the second copy's offset
+    I i_plane = 0, i_group = 0; // a channel's input plane; from one 8-channel vector to the next
+    I douts = 0, ins = 0;       // the tile's dOut and input planes
+};
+template <class I>
+GCONV_HOST_DEVICE WeightPlanes<I> weight_planes(const Geometry<I>& g, I stride_w, I tile_n) {
+    WeightPlanes<I> w;
+    const I vectors = tile_n / 8;
+    const I group_pad = vectors > 1 ? 2 * (32 / vectors) : 0; // elements
+    w.d_plane = (g.rows + 1) * g.row_stride;
+    w.d_group = 8 * w.d_plane + group_pad;
+    w.i_row = stride_w * g.row_stride;
+    w.i_copy = g.in_rows * w.i_row;
+    w.i_plane = 2 * w.i_copy;
+    w.i_group = 8 * w.i_plane + group_pad;
+    w.douts = vectors * w.d_group;
+    w.ins = vectors * w.i_group;
+    return w;
+}
 } // namespace direct_tc
 } // namespace gconv

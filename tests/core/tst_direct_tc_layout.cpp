@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include <array>
+#include <functional>
 #include <vector>
 
 using namespace gconv;
@@ -302,30 +303,32 @@ std::vector<float> reference_weight(const Conv& v, const std::vector<float>& in,
     return dw;
 }
 
-// gconv_direct_tc.h tc_weight over every block of the grid, on the models: dOut planes of
-// rows + 1 rows (a zero row last), input rows as S column phases, each in two copies (the second
-// shifted left by one).
+// gconv_direct_tc.h tc_weight over every block of the grid, on the models, in the planes of
+// direct_tc::weight_planes: dOut planes of rows + 1 rows (a zero row last), input rows as S
+// column phases in two copies (the second shifted left by one), a pad between 8-channel vectors.
 std::vector<float> emulate_weight(const Conv& v, const TcConfig& k, const std::vector<float>& in,
                                   const std::vector<float>& dout) {
     const int Ho = v.dH(), Wo = v.dW(), KS = v.K, P = v.stride;
     const auto g = direct_tc::geometry<int>(k.tile_m, k.tile_k, KS, P, v.N, Ho, Wo);
-    const int d_plane = (g.rows + 1) * g.row_stride, i_row = 2 * P * g.row_stride;
-    const int i_plane = g.in_rows * i_row;
-    const int i_base = k.tile_n * d_plane; // elements
+    const auto planes = direct_tc::weight_planes<int>(g, P, k.tile_n);
+    const int i_base = planes.douts; // elements
+    // Where channel cl's planes start: its 8-channel vector's, then cl % 8 planes on.
+    auto d_at = [&](int cl) { return cl / 8 * planes.d_group + cl % 8 * planes.d_plane; };
+    auto i_at = [&](int cl) { return i_base + cl / 8 * planes.i_group + cl % 8 * planes.i_plane; };
     std::vector<float> dw(size_t(v.C) * KS * KS, 0.0f);
     const int channel_blocks = (v.C + k.tile_n - 1) / k.tile_n;
     for (int block = 0; block < g.tiles * channel_blocks; ++block) {
         const int tile = block / channel_blocks, ch0 = (block % channel_blocks) * k.tile_n;
         const int ct = tile % g.col_tiles, rest = tile / g.col_tiles;
         const int h0 = (rest % g.bands) * g.rows, n = rest / g.bands, w0 = ct * g.cols;
-        Shared s(size_t(i_base) + size_t(k.tile_n) * i_plane, 0.0f);
+        Shared s(size_t(planes.douts) + size_t(planes.ins), 0.0f);
         for (int cl = 0; cl < k.tile_n; ++cl) {
             const int c = ch0 + cl;
             for (int q = 0; q < g.rows; ++q)
                 for (int x = 0; x < g.cols; ++x) {
                     const int y = h0 + q, xo = w0 + x;
                     if (c < v.C && y < Ho && xo < Wo)
-                        s[size_t(cl) * d_plane + q * g.row_stride + x] =
+                        s[size_t(d_at(cl)) + q * g.row_stride + x] =
                             dout[((size_t(n) * Ho + y) * Wo + xo) * v.C + c];
                 }
             for (int q = 0; q < g.in_rows; ++q)
@@ -336,10 +339,10 @@ std::vector<float> emulate_weight(const Conv& v, const TcConfig& k, const std::v
                                         x < g.cols + (KS - 1) / P;
                         const float value =
                             ok ? in[((size_t(n) * v.H + iy) * v.W + ix) * v.C + c] : 0;
-                        const size_t row = size_t(i_base) + size_t(cl) * i_plane +
-                                           size_t(q) * i_row + size_t(f) * 2 * g.row_stride;
+                        const size_t row =
+                            size_t(i_at(cl)) + size_t(q) * planes.i_row + size_t(f) * g.row_stride;
                         s[row + x] = value;
-                        if (x > 0) s[row + g.row_stride + x - 1] = value;
+                        if (x > 0) s[row + planes.i_copy + x - 1] = value;
                     }
         }
         std::vector<float> sums(size_t(k.tile_n) * KS * KS, 0.0f);
@@ -355,7 +358,7 @@ std::vector<float> emulate_weight(const Conv& v, const TcConfig& k, const std::v
                             const int r = T & 7, q = i - r;
                             const bool meets = r < KS && q >= 0 && q % P == 0 && q / P < g.rows;
                             const int row = meets ? q / P : g.rows;
-                            b_rows[T] = (((cb + c) * d_plane + row * g.row_stride + j * 16) +
+                            b_rows[T] = ((d_at(cb + c) + row * g.row_stride + j * 16) +
                                          ((T >> 3) & 1) * 8) *
                                         2;
                         }
@@ -365,10 +368,9 @@ std::vector<float> emulate_weight(const Conv& v, const TcConfig& k, const std::v
                         std::array<std::array<Pair, 4>, kLanes> a{};
                         for (int T = 0; T < kLanes; ++T) {
                             b[T] = {b4[T][0], b4[T][1]};
-                            const int element = i_base + (cb + c) * i_plane + i * i_row +
-                                                f * 2 * g.row_stride + j * 16 +
-                                                direct_tc::hankel_lane_element(T) +
-                                                ((T / 4) & 1 ? g.row_stride : 0);
+                            const int element = i_at(cb + c) + i * planes.i_row + f * g.row_stride +
+                                                j * 16 + direct_tc::hankel_lane_element(T) +
+                                                ((T / 4) & 1 ? planes.i_copy : 0);
                             if (element % 2 != 0) qFatal("lane %d: a misaligned Hankel word", T);
                             a[T][0] = {s.at(element), s.at(element + 1)};
                             a[T][2] = {s.at(element + 8), s.at(element + 9)};
@@ -392,6 +394,49 @@ std::vector<float> emulate_weight(const Conv& v, const TcConfig& k, const std::v
 }
 
 // The tiles the model walks: one and two row blocks, 16 to 64 columns, 8 to 32 channels.
+// The staging stores of tc_weight (gconv_direct_tc.h) in the planes of weight_planes: the 32
+// consecutive units of a warp's store (8-channel vector fastest) each write the element pair of
+// channel j of their vector, in the dOut plane and in both input copies. The first store
+// instruction whose words share a bank, described, or empty when there is none.
+QString weight_store_clash(const direct_tc::Geometry<int>& g, int P, int tile_n) {
+    const auto planes = direct_tc::weight_planes<int>(g, P, tile_n);
+    const int oct = tile_n / 8, pairs = g.row_stride / 2;
+    auto dout_element = [&](int u) {
+        const int o = u % oct, px = u / oct;
+        return o * planes.d_group + px / pairs * g.row_stride + 2 * (px % pairs);
+    };
+    auto in_element = [&](int u) {
+        const int o = u % oct, px = u / oct, f = px / pairs % P, q = px / pairs / P;
+        return planes.douts + o * planes.i_group + q * planes.i_row + f * g.row_stride +
+               2 * (px % pairs);
+    };
+    struct Store {
+        const char* what;
+        int units, channel_stride, offset;
+        std::function<int(int)> element;
+    };
+    const Store stores[] = {
+        {"dOut", (g.rows + 1) * pairs * oct, planes.d_plane, 0, dout_element},
+        {"input copy 0", g.in_rows * P * pairs * oct, planes.i_plane, 0, in_element},
+        {"input copy 1", g.in_rows * P * pairs * oct, planes.i_plane, planes.i_copy, in_element}};
+    for (const Store& s : stores)
+        for (int u0 = 0; u0 < s.units; u0 += kLanes)
+            for (int j = 0; j < 8; ++j) {
+                QSet<int> banks;
+                int words = 0;
+                for (int u = u0; u < s.units && u < u0 + kLanes; ++u, ++words)
+                    banks.insert((s.element(u) + j * s.channel_stride + s.offset) / 2 % 32);
+                if (banks.size() != words)
+                    return QString("%1, units %2.., channel %3: %4 words in %5 banks")
+                        .arg(s.what)
+                        .arg(u0)
+                        .arg(j)
+                        .arg(words)
+                        .arg(banks.size());
+            }
+    return {};
+}
+
 const std::vector<TcConfig> k_configs = {
     {1024, 1, 16, 4}, {512, 1, 8, 2}, {256, 1, 32, 8}, {2048, 2, 8, 4}, {1024, 2, 16, 2}};
 
@@ -525,6 +570,71 @@ private slots:
             ++checked;
         }
         QVERIFY2(checked >= 30, "too few problems had an output");
+    }
+
+    // tc_weight's staging: over every tile of the pools, filter and stride, no bank takes two of
+    // the words of one store instruction (weight_store_clash).
+    void the_weight_staging_stores_meet_no_bank_twice() {
+        int tiles = 0;
+        for (int tile_n : {8, 16, 32, 64})
+            for (int tile_m : {256, 512, 1024, 2048})
+                for (int tile_k : {1, 2})
+                    for (int K : {3, 5, 7})
+                        for (int P : {1, 2}) {
+                            const auto g =
+                                direct_tc::geometry<int>(tile_m, tile_k, K, P, 1, 64, 64);
+                            if (g.cols <= 0 || tile_m / g.rows % 16 != 0) continue; // no tile
+                            const QString clash = weight_store_clash(g, P, tile_n);
+                            if (!clash.isEmpty())
+                                QFAIL(qPrintable(QString("tile %1x%2x%3, K %4, stride %5: %6")
+                                                     .arg(tile_m)
+                                                     .arg(tile_n)
+                                                     .arg(tile_k)
+                                                     .arg(K)
+                                                     .arg(P)
+                                                     .arg(clash)));
+                            ++tiles;
+                        }
+        QVERIFY(tiles >= 100);
+    }
+
+    // tc_weight's walk: a Hankel load's lanes read copy 0 (even g) or copy 1 (odd g) of one
+    // staged row; distinct words must fall in distinct banks for every tile of the pools.
+    void the_weight_walk_reads_its_hankel_words_without_bank_conflicts() {
+        int tiles = 0;
+        for (int tile_m : {256, 512, 1024, 2048})
+            for (int tile_k : {1, 2})
+                for (int K : {3, 5, 7})
+                    for (int P : {1, 2})
+                        for (int width : {16, 32, 48, 64}) {
+                            const auto g =
+                                direct_tc::geometry<int>(tile_m, tile_k, K, P, 1, 64, width);
+                            if (g.cols <= 0 || tile_m / g.rows % 16 != 0) continue; // no tile
+                            const auto planes = direct_tc::weight_planes<int>(g, P, 16);
+                            QHash<int, int> word_of_bank;
+                            for (int T = 0; T < kLanes; ++T) {
+                                const int word = (direct_tc::hankel_lane_element(T) +
+                                                  ((T / 4) & 1 ? planes.i_copy : 0)) /
+                                                 2;
+                                const int bank = word % 32;
+                                if (word_of_bank.contains(bank) && word_of_bank[bank] != word)
+                                    QFAIL(qPrintable(
+                                        QString("tile %1x%2, K %3, stride %4, %5 columns: lane %6 "
+                                                "reads word %7, bank %8 also holds word %9")
+                                            .arg(tile_m)
+                                            .arg(tile_k)
+                                            .arg(K)
+                                            .arg(P)
+                                            .arg(g.cols)
+                                            .arg(T)
+                                            .arg(word)
+                                            .arg(bank)
+                                            .arg(word_of_bank[bank])));
+                                word_of_bank[bank] = word;
+                            }
+                            ++tiles;
+                        }
+        QVERIFY(tiles >= 100);
     }
 };
 
