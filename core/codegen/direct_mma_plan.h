@@ -48,8 +48,7 @@ int64_t direct_mma_tiles_per_block(const KernelConfig& config, const Problem& pr
 // bwd_weight: a block's wave_m pair warps own wave_m x warp_tile_m / 16 pairs (unit, m16
 // fragment of the unit's reduction rows; its wave_n pixel warps share them and split the tile's
 // pixels); the units x fragments of a channel run beyond that go to grid z. The workspace is the
-// fp32 dW and one ticket per channel run (direct_mma_weight_workspace_bytes), zeroed per run.
-std::size_t direct_mma_weight_workspace_bytes(const KernelConfig& config, const Problem& problem);
+// fp32 dW and one ticket per channel run (direct_weight_workspace_bytes), zeroed per run.
 int64_t direct_mma_weight_pairs_per_block(const KernelConfig& config);
 int64_t direct_mma_weight_chunks(const KernelConfig& config, const Problem& problem);
 // Dynamic shared memory (bwd_weight: the halo and the dOut rows of the tile pixels rounded up to

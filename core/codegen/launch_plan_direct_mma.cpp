@@ -81,11 +81,6 @@ int64_t direct_mma_weight_chunks(const KernelConfig& c, const Problem& p) {
     return ceil_div(pairs, std::max<int64_t>(1, direct_mma_weight_pairs_per_block(c)));
 }
 
-std::size_t direct_mma_weight_workspace_bytes(const KernelConfig& c, const Problem& p) {
-    const int64_t tickets = ceil_div(p.C, std::max(1, c.tile_n));
-    return static_cast<std::size_t>(p.weight_elements() * 4 + ceil_div(tickets, 4) * 16);
-}
-
 std::size_t direct_mma_max_shared(std::size_t shared_optin) {
     return shared_optin ? shared_optin : k_direct_mma_portable_shared;
 }

@@ -60,9 +60,9 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
     const bool backward = c.variant != Variant::Forward;
     const std::size_t weight_f32 = static_cast<std::size_t>(p.weight_elements()) * 4;
 
-    if (c.variant == Variant::BwdWeight && is_direct_mma(c)) {
-        // fp32 dW and the channel runs' tickets, both zero on every run.
-        seq.workspace_bytes = direct_mma_weight_workspace_bytes(c, p);
+    if (const std::size_t direct = direct_weight_workspace_bytes(c, p); direct > 0) {
+        // fp32 dW and the channel blocks' tickets, both zero on every run.
+        seq.workspace_bytes = direct;
         seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
     } else if (c.variant == Variant::BwdWeight) {
         // The GEMM pipelines' per-tile tickets come first in the workspace, zero on every run.

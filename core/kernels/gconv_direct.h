@@ -20,8 +20,8 @@
 //   bwd_weight otherwise: a block reduces kTileM output pixels (each pixel lane kTileK of
 //     them) for one filter row (z, y) and all its X taps (or a single tap when X is not 3, 5 or 7
 //     or the accumulators would not fit), reduces across the pixel lanes of each warp by shuffles
-//     and adds its fp32 partial sums atomically into dW (fp32) or the zeroed fp32 workspace that
-//     bwd_weight::finish converts.
+//     and adds its fp32 partial sums atomically into dW (fp32) or the zeroed fp32 workspace,
+//     which the last block of each channel block converts (finish_channel_block).
 // bwd_data gathers in the transposed direction: an input pixel receives the taps whose
 // (coordinate + pad - tap * dilation) is a multiple of the stride (a per-tap test).
 // Pixel blocks (codegen/direct_plan.h computes the same): forward ceil(N*Do*ceil(Ho/ROWS)*
@@ -34,6 +34,7 @@
 #include "gconv_arch.h"
 #include "gconv_convert.h"
 #include "gconv_params.h"
+#include "gconv_weight_runs.h"
 
 namespace gconv {
 
@@ -70,6 +71,24 @@ template <class S> GCONV_DEVICE int channel_block(const ConvParams& p) {
 }
 template <class S> GCONV_DEVICE int pixel_block(const ConvParams& p) {
     return static_cast<int>(blockIdx.x) / ((p.C + S::TN - 1) / S::TN);
+}
+
+// The end of a direct bwd_weight block (bf16 / fp16: its adds go to the fp32 workspace): the
+// block that adds last to its channel block's slice, `per_channel` floats per channel from
+// channel ch0 on, converts the slice into dW (gconv_weight_runs.h). Every thread calls it.
+template <class Cfg, int THREADS>
+GCONV_DEVICE void finish_channel_block(const ConvParams& p, void* workspace, int ch0,
+                                       int per_channel, int tile_n) {
+    if constexpr (Cfg::kDType != 2) {
+        typedef typename DTypeOf<Cfg::kDType>::type T;
+        const int channel_blocks = (p.C + tile_n - 1) / tile_n;
+        const int present = (p.C - ch0 < tile_n ? p.C - ch0 : tile_n) * per_channel;
+        convert_run_when_last<T, THREADS>(
+            static_cast<const float*>(workspace) + ch0 * per_channel,
+            static_cast<T*>(const_cast<void*>(p.wei)) + ch0 * per_channel, present,
+            weight_run_tickets(workspace, p.C * per_channel) + ch0 / tile_n,
+            gridDim.x / channel_blocks);
+    }
 }
 
 // One VEC-wide access, converted to / from fp32. Element j of a vector sits in the low half
@@ -555,18 +574,21 @@ GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
     }
     constexpr int N = KX * VEC * CPG, SHARE = pixel_lane_share(N, S::CL);
     const LaneShare share = sum_pixel_lanes<S, N>(&acc[0][0][0]);
-    if (!active || !share.writes) return;
     const bool to_workspace = Cfg::kDType != 2;
     float* dw = static_cast<float*>(to_workspace ? workspace : const_cast<void*>(p.wei));
     const float* sums = &acc[0][0][0];
+    if (active && share.writes) {
 #pragma unroll
-    for (int i = 0; i < SHARE; ++i) {
-        const int e = share.first + i; // acc[x][j][r]
-        const int x = e / (VEC * CPG), j = e / CPG % VEC, r = e % CPG;
-        if (x0 + x >= p.X) continue;
-        const int tap = (z * p.Y + y) * p.X + x0 + x;
-        arch::atomic_add(dw + ((ch + j) * taps + tap) * CPG + r, sums[i]);
+        for (int i = 0; i < SHARE; ++i) {
+            const int e = share.first + i; // acc[x][j][r]
+            const int x = e / (VEC * CPG), j = e / CPG % VEC, r = e % CPG;
+            if (x0 + x >= p.X) continue;
+            const int tap = (z * p.Y + y) * p.X + x0 + x;
+            arch::atomic_add(dw + ((ch + j) * taps + tap) * CPG + r, sums[i]);
+        }
     }
+    finish_channel_block<Cfg, S::THREADS>(p, workspace, channel_block<S>(p) * S::TN, taps * CPG,
+                                          S::TN);
 }
 
 // bwd_weight, depthwise (C/G = 1), 2D, stride 1 and dilation 1 along H and W, a KS x KS filter
@@ -707,6 +729,7 @@ GCONV_DEVICE void sliding_weight(const ConvParams& p, void* workspace) {
         const int c = e / TAPS, t = e - c * TAPS;
         arch::atomic_add(dw + ch0 * TAPS + e, sum[t * S::TN + c]);
     }
+    finish_channel_block<Cfg, S::THREADS>(p, workspace, ch0, TAPS, S::TN);
 }
 
 // Dispatch over the problem's C/G (a power of two up to the vector, is_supported checks). The

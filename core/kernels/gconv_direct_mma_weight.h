@@ -29,6 +29,7 @@
 // Grid (codegen/launch_plan_direct_mma.cpp): x = min(split_k, tiles), y = ceil(C / kTileN),
 // z = ceil(units of a run * fragments per unit / (warps * pairs per warp)).
 #include "gconv_direct_mma.h"
+#include "gconv_weight_runs.h"
 
 namespace gconv {
 namespace direct_mma {
@@ -299,20 +300,9 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
     float* dw = ws + ch0 * g.taps * S::CPG;
     for (int e = static_cast<int>(threadIdx.x) * 4; e < slice_elems; e += S::THREADS * 4)
         arch::atomic_add_run<4>(dw + e, slice + e);
-    __threadfence();
-    arch::barrier();
-    __shared__ int last;
-    if (threadIdx.x == 0) {
-        unsigned* tickets = reinterpret_cast<unsigned*>(ws + p.K * g.taps * S::CPG);
-        const unsigned blocks = gridDim.x * gridDim.z;
-        last = atomicAdd(tickets + blockIdx.y, 1u) == blocks - 1;
-    }
-    arch::barrier();
-    if (!last) return;
-    __threadfence();
-    T* out = static_cast<T*>(const_cast<void*>(p.wei)) + ch0 * g.taps * S::CPG;
-    for (int e = static_cast<int>(threadIdx.x); e < slice_elems; e += S::THREADS)
-        out[e] = from_float<T>(__ldcg(dw + e));
+    convert_run_when_last<T, S::THREADS>(
+        dw, static_cast<T*>(const_cast<void*>(p.wei)) + ch0 * g.taps * S::CPG, slice_elems,
+        weight_run_tickets(workspace, p.K * g.taps * S::CPG) + blockIdx.y, gridDim.x * gridDim.z);
 }
 
 } // namespace direct_mma

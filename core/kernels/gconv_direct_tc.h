@@ -434,7 +434,7 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
 // zero row after the TH rows), the input planes (tile_n x 2 copies x ((TH - 1) S + K) rows x S
 // phases x (TW + 8)), both with a pad between 8-channel vectors, and the block's sums (tile_n x K x
 // K fp32), added atomically into the zeroed fp32 workspace (bf16 / fp16; fp32 dW directly is
-// excluded by the rules) that gconv_finish converts.
+// excluded by the rules), whose last block per channel block converts it (finish_channel_block).
 template <class Cfg, int KS, int STRIDE = 1>
 GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     typedef TcShape<Cfg> S;
@@ -593,11 +593,12 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
         }
     }
     arch::barrier();
-    if (!live) return;
     float* dw = static_cast<float*>(workspace);
     const int present = (p.C - ch0 < S::TN ? p.C - ch0 : S::TN) * KS * KS;
-    for (int e = tid; e < present; e += S::THREADS)
-        arch::atomic_add(dw + ch0 * KS * KS + e, sums[e]);
+    if (live)
+        for (int e = tid; e < present; e += S::THREADS)
+            arch::atomic_add(dw + ch0 * KS * KS + e, sums[e]);
+    finish_channel_block<Cfg, S::THREADS>(p, workspace, ch0, KS * KS, S::TN);
 }
 
 template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_forward(const ConvParams& p) {

@@ -369,13 +369,22 @@ private slots:
         }
     }
 
-    void bwd_weight_zeroes_a_workspace_and_converts() {
+    // bf16: the fp32 dW and a ticket per channel block in a zeroed workspace, no finish kernel
+    // (the last block of each channel block converts its slice).
+    void bwd_weight_zeroes_a_workspace_its_last_blocks_convert() {
         const Problem p = depthwise(64, 14, 3);
-        const LaunchSequence bf16 = plan_sequence(direct_base(Variant::BwdWeight), p);
-        QCOMPARE(bf16.steps.size(), std::size_t{3});
+        const KernelConfig k = direct_base(Variant::BwdWeight);
+        const LaunchSequence bf16 = plan_sequence(k, p);
+        QCOMPARE(bf16.steps.size(), std::size_t{2});
         QCOMPARE(bf16.steps[0].kind, LaunchStep::Kind::Memset);
-        QCOMPARE(bf16.workspace_bytes, std::size_t(p.weight_elements() * 4));
-        QCOMPARE(bf16.steps[2].kernel.entry, std::string("gconv_finish"));
+        QCOMPARE(bf16.steps[0].memset.bytes, bf16.workspace_bytes);
+        const int64_t tickets = (p.C + k.tile_n - 1) / k.tile_n;
+        QCOMPARE(bf16.workspace_bytes,
+                 std::size_t(p.weight_elements() * 4 + (tickets + 3) / 4 * 16));
+        QCOMPARE(bf16.steps[1].kind, LaunchStep::Kind::Kernel);
+        QVERIFY(!has_finish_kernel(k));
+        QVERIFY(generate_kernel_source(k).find(std::string(finish_entry_name()) + "(") ==
+                std::string::npos);
         KernelConfig f32 = direct_base(Variant::BwdWeight);
         f32.dtype = DataType::FP32, f32.vector_size_a = f32.vector_size_b = f32.vector_size_c = 4;
         f32.tile_n = 32, f32.warp_tile_k = 4;
