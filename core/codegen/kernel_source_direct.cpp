@@ -69,22 +69,32 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
             s, c, warps,
             {"gconv::direct::forward", "gconv::direct::bwd_data", "gconv::direct::bwd_weight"});
     }
+    // The tensor-core bwd_weight entries read the filter size at run time: one per stride.
+    if (tc && c.variant == Variant::BwdWeight) {
+        for (int stride : {1, 2}) {
+            const std::string name = direct_filter_entry_name(k_direct_any_filter, stride);
+            if (!entries.holds(name)) continue;
+            s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
+              << ", " << c.block_per_cu << ")\n"
+              << name << "(gconv::ConvParams p, void* workspace) {\n"
+              << "    gconv::direct::tc_bwd_weight<GconvConfig, " << stride
+              << ">(p, workspace);\n}\n";
+        }
+        return s.str();
+    }
     // One entry per specialised filter size besides the generic one, so each gets its own
     // register allocation; the launch plan picks by problem (direct_entry_name).
     for (int k : k_direct_filters) {
         // The tensor-core modules also hold the stride-2 entries.
         if (tc && entries.holds(direct_filter_entry_name(k, 2))) {
             const bool fwd = c.variant == Variant::Forward;
-            const bool weight = c.variant == Variant::BwdWeight;
             s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
               << ", " << c.block_per_cu << ")\n"
               << direct_filter_entry_name(k, 2) << "(gconv::ConvParams p"
               << (fwd ? "" : ", void* workspace") << ") {\n"
-              << (fwd || weight ? "" : "    (void)workspace;\n") << "    gconv::direct::"
-              << (fwd      ? "tc_forward"
-                  : weight ? "tc_bwd_weight"
-                           : "tc_bwd_data")
-              << "<GconvConfig, " << k << ", 2>(p" << (weight ? ", workspace" : "") << ");\n}\n";
+              << (fwd ? "" : "    (void)workspace;\n")
+              << "    gconv::direct::" << (fwd ? "tc_forward" : "tc_bwd_data") << "<GconvConfig, "
+              << k << ", 2>(p);\n}\n";
         }
         const std::string name = direct_filter_entry_name(k);
         if (!entries.holds(name)) continue;
@@ -109,10 +119,9 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
               << cfg << "(p);\n}\n";
             break;
         case Variant::BwdWeight:
-            if (tc || direct_weight_strip_fits(c, k))
+            if (direct_weight_strip_fits(c, k))
                 s << head << "(gconv::ConvParams p, void* workspace) {\n"
-                  << "    gconv::direct::" << (tc ? "tc_bwd_weight" : "bwd_weight_filter") << cfg
-                  << "(p, workspace);\n}\n";
+                  << "    gconv::direct::bwd_weight_filter" << cfg << "(p, workspace);\n}\n";
             break;
         }
     }

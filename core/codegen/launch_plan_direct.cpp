@@ -63,8 +63,13 @@ int direct_filter(const KernelConfig& c, const Problem& p) {
 }
 
 std::string direct_filter_entry_name(int filter, int stride) {
-    return "gconv_direct_k" + std::to_string(filter) +
+    return "gconv_direct_k" +
+           (filter == k_direct_any_filter ? std::string("x") : std::to_string(filter)) +
            (stride == 1 ? "" : "_s" + std::to_string(stride));
+}
+
+int direct_entry_filter(const KernelConfig& c, int filter) {
+    return is_direct_tc(c) && c.variant == Variant::BwdWeight ? k_direct_any_filter : filter;
 }
 
 int direct_filter_stride(const KernelConfig& c, const Problem& p) {
@@ -73,7 +78,8 @@ int direct_filter_stride(const KernelConfig& c, const Problem& p) {
 
 std::string direct_entry_name(const KernelConfig& c, const Problem& p) {
     const int filter = direct_filter(c, p);
-    return filter > 0 ? direct_filter_entry_name(filter, direct_filter_stride(c, p))
+    return filter > 0 ? direct_filter_entry_name(direct_entry_filter(c, filter),
+                                                 direct_filter_stride(c, p))
                       : std::string(kernel_entry_name());
 }
 

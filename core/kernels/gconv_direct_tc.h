@@ -435,13 +435,17 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
 // phases x (TW + 8)), both with a pad between 8-channel vectors, and the block's sums (tile_n x K x
 // K fp32), added atomically into the zeroed fp32 workspace (bf16 / fp16; fp32 dW directly is
 // excluded by the rules), whose last block per channel block converts it (finish_channel_block).
-template <class Cfg, int KS, int STRIDE = 1>
+// The filter size K (3, 5 or 7: the launch plan admits no other) is read at run time: an MMA
+// covers up to 8 taps whatever K is, so nothing here unrolls over taps, and one entry per stride
+// (`gconv_direct_kx`, `gconv_direct_kx_s2`) serves every K; a constant K bought nothing but a
+// module's compile time three times over.
+template <class Cfg, int STRIDE = 1>
 GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     typedef TcShape<Cfg> S;
     typedef typename S::T T;
-    static_assert(KS <= 7, "Hankel rows s >= 8 are not computed");
     static_assert(STRIDE == 1 || STRIDE == 2, "strides 1 and 2");
     constexpr int P = STRIDE;
+    const int KS = p.X;
     const direct_tc::Geometry<int> g =
         direct_tc::geometry<int>(Cfg::kTileM, Cfg::kTileK, KS, P, p.N, p.Ho, p.Wo);
     const TcTile t = tc_tile<S>(p, g);
@@ -610,9 +614,9 @@ template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_bwd_data(const
     else
         tc_rows<Cfg, KS, true>(p);
 }
-template <class Cfg, int KS, int STRIDE = 1>
+template <class Cfg, int STRIDE = 1>
 GCONV_DEVICE void tc_bwd_weight(const ConvParams& p, void* workspace) {
-    tc_weight<Cfg, KS, STRIDE>(p, workspace);
+    tc_weight<Cfg, STRIDE>(p, workspace);
 }
 
 } // namespace direct

@@ -100,9 +100,14 @@ private slots:
             for (Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight}) {
                 const SupportCheck s = is_supported(tc(v), p);
                 QVERIFY2(s.ok, s.reason.c_str());
-                QCOMPARE(direct_entry_name(tc(v), p), direct_filter_entry_name(f));
+                // bwd_weight's entry reads K at run time: one entry for every filter size.
+                QCOMPARE(direct_entry_name(tc(v), p),
+                         direct_filter_entry_name(direct_entry_filter(tc(v), f)));
             }
         }
+        QCOMPARE(direct_filter_entry_name(k_direct_any_filter), std::string("gconv_direct_kx"));
+        QCOMPARE(direct_entry_filter(tc(Variant::BwdWeight), 5), k_direct_any_filter);
+        QCOMPARE(direct_entry_filter(tc(Variant::Forward), 5), 5);
         // Every direction also takes stride 2 along H and W, through entries of their own.
         for (int f : {3, 5, 7}) {
             Problem p = depthwise(2, 64, 28, 28, f, f / 2);
@@ -114,9 +119,10 @@ private slots:
                 if (v == Variant::BwdWeight) k.tile_n = 8;
                 const SupportCheck s = is_supported(k, p);
                 QVERIFY2(s.ok, s.reason.c_str());
-                QCOMPARE(direct_entry_name(k, p), direct_filter_entry_name(f, 2));
+                const std::string entry = direct_filter_entry_name(direct_entry_filter(k, f), 2);
+                QCOMPARE(direct_entry_name(k, p), entry);
                 QCOMPARE(plan_sequence(k, p).steps[v == Variant::BwdWeight ? 1 : 0].kernel.entry,
-                         direct_filter_entry_name(f, 2));
+                         entry);
             }
         }
         test::expect_refusals(
@@ -215,7 +221,7 @@ private slots:
         const LaunchSequence seq = plan_sequence(k, p);
         QCOMPARE(seq.workspace_bytes, std::size_t(96 * 49 * 4 + 3 * 16)); // 12 tickets
         QCOMPARE(seq.steps.size(), std::size_t{2});
-        QCOMPARE(seq.steps[1].kernel.entry, direct_filter_entry_name(7));
+        QCOMPARE(seq.steps[1].kernel.entry, direct_filter_entry_name(k_direct_any_filter));
     }
 
     // Every destination pixel lies in exactly one tile: bands x column tiles x images cover
@@ -266,8 +272,13 @@ private slots:
             const std::string src = generate_kernel_source(tc(v));
             QVERIFY(src.find("#include \"gconv_direct_tc.h\"") != std::string::npos);
             for (int f : k_direct_filters)
-                QVERIFY2(src.find(direct_filter_entry_name(f) + "(") != std::string::npos,
-                         direct_filter_entry_name(f).c_str());
+                for (int stride : {1, 2}) {
+                    const std::string entry =
+                        direct_filter_entry_name(direct_entry_filter(tc(v), f), stride);
+                    QVERIFY2(src.find(entry + "(") != std::string::npos, entry.c_str());
+                }
+            // bwd_weight: the two K-agnostic entries and no other.
+            if (v == Variant::BwdWeight) QVERIFY(src.find("gconv_direct_k3") == std::string::npos);
             const std::string call = v == Variant::Forward   ? "tc_forward<GconvConfig, "
                                      : v == Variant::BwdData ? "tc_bwd_data<GconvConfig, "
                                                              : "tc_bwd_weight<GconvConfig, ";

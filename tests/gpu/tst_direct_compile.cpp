@@ -107,7 +107,8 @@ class TestDirectCompile : public QObject {
                     if (!wanted(c, f)) continue;
                     // The tensor-core modules hold the stride-2 entries too.
                     if (stride == 2 && !is_direct_tc(c)) continue;
-                    const std::string entry = direct_filter_entry_name(f, stride);
+                    const std::string entry =
+                        direct_filter_entry_name(direct_entry_filter(c, f), stride);
                     const std::regex used(
                         "Function properties for " + entry +
                         "\\n[^\\n]*?(\\d+) bytes stack frame, (\\d+) bytes spill stores"
