@@ -37,6 +37,11 @@ inline constexpr int k_direct_any_filter = 0;
 // The filter an entry of this config is named for: k_direct_any_filter for the tensor-core
 // bwd_weight entries, else the filter itself.
 int direct_entry_filter(const KernelConfig& config, int filter);
+// The workspace of a direct bwd_weight kernel whose sums go through fp32 (direct and
+// tensor-core entries with a bf16 / fp16 dW, every direct_mma kernel): the fp32 dW, then one
+// ticket per channel block of tile_n channels (kernels/gconv_weight_runs.h), zeroed per run.
+// 0 where the kernel adds into an fp32 dW directly or is no direct bwd_weight kernel.
+std::size_t direct_weight_workspace_bytes(const KernelConfig& config, const Problem& problem);
 // The stride of the K x K entry a problem runs: 2 for a tensor-core problem with stride 2 along
 // H and W, else 1.
 int direct_filter_stride(const KernelConfig& config, const Problem& problem);

@@ -7,7 +7,6 @@
 #include "codegen/launch_plan.h"
 #include "problem/problem.h"
 
-#include <algorithm>
 #include <sstream>
 
 namespace gconv {
@@ -90,13 +89,6 @@ std::size_t bwd_weight_ticket_bytes(const KernelConfig& c, const Problem& p) {
     const int64_t tiles =
         p.G * tiles_along(p.k_per_group(), c.tile_m) * tiles_along(n_total, c.tile_n);
     return static_cast<std::size_t>((tiles * 4 + 255) / 256 * 256);
-}
-
-std::size_t direct_weight_workspace_bytes(const KernelConfig& c, const Problem& p) {
-    const bool through_fp32 = is_direct_mma(c) || (is_direct(c) && c.dtype != DataType::FP32);
-    if (c.variant != Variant::BwdWeight || !through_fp32) return 0;
-    const int64_t tickets = (p.C + std::max(1, c.tile_n) - 1) / std::max(1, c.tile_n);
-    return static_cast<std::size_t>(p.weight_elements() * 4 + (tickets + 3) / 4 * 16);
 }
 
 std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& entries) {

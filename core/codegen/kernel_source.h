@@ -17,7 +17,7 @@ std::string_view kernel_entry_name();
 // the wgmma pipeline still needs it: on the mma.sync GEMM pipelines the block that stores last
 // to a tile converts it (finishes_in_block), on the direct pipelines (direct, direct_mma, the
 // tensor-core entries) the block that adds last to a channel block its slice
-// (direct_weight_workspace_bytes).
+// (codegen/direct_plan.h direct_weight_workspace_bytes).
 std::string_view finish_entry_name();
 bool has_finish_kernel(const KernelConfig& config);
 // A bwd_weight GEMM kernel (mma.sync) whose reduction goes through the fp32 workspace: its
@@ -26,11 +26,6 @@ bool has_finish_kernel(const KernelConfig& config);
 bool finishes_in_block(const KernelConfig& config);
 struct Problem;
 std::size_t bwd_weight_ticket_bytes(const KernelConfig& config, const Problem& problem);
-// The workspace of a direct bwd_weight kernel whose sums go through fp32 (direct and
-// tensor-core entries with a bf16 / fp16 dW, every direct_mma kernel): the fp32 dW, then one
-// ticket per channel block of tile_n channels (kernels/gconv_weight_runs.h), zeroed per run.
-// 0 where the kernel adds into an fp32 dW directly or is no direct bwd_weight kernel.
-std::size_t direct_weight_workspace_bytes(const KernelConfig& config, const Problem& problem);
 
 // What a module holds besides its main (and finish) entry: the optional entries (the direct
 // pipeline's K x K filter entries, direct_mma's strided bwd_data entry) and the C/G widths the

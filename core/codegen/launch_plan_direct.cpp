@@ -1,4 +1,5 @@
 // Support checks and grids of the direct-convolution kernels (gconv_direct.h).
+#include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan_detail.h"
@@ -70,6 +71,13 @@ std::string direct_filter_entry_name(int filter, int stride) {
 
 int direct_entry_filter(const KernelConfig& c, int filter) {
     return is_direct_tc(c) && c.variant == Variant::BwdWeight ? k_direct_any_filter : filter;
+}
+
+std::size_t direct_weight_workspace_bytes(const KernelConfig& c, const Problem& p) {
+    const bool through_fp32 = is_direct_mma(c) || (is_direct(c) && c.dtype != DataType::FP32);
+    if (c.variant != Variant::BwdWeight || !through_fp32) return 0;
+    const int64_t tickets = ceil_div(p.C, std::max(1, c.tile_n));
+    return static_cast<std::size_t>(p.weight_elements() * 4 + ceil_div(tickets, 4) * 16);
 }
 
 int direct_filter_stride(const KernelConfig& c, const Problem& p) {

@@ -495,7 +495,7 @@ template <class Cfg, int CPG, int KX>
 GCONV_DEVICE void reduce_weight(const ConvParams& p, void* workspace) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
-    constexpr int VEC = S::VEC, WARP = GCONV_WARP_SIZE;
+    constexpr int VEC = S::VEC;
     const int taps = p.Z * p.Y * p.X;
     const int rows = KX > 1 ? p.Z * p.Y : taps;
     const int row = pixel_block<S>(p) % rows;
