@@ -437,6 +437,58 @@ QString weight_store_clash(const direct_tc::Geometry<int>& g, int P, int tile_n)
     return {};
 }
 
+// Every tc_weight tile the pools can build (tile_m / (16 tile_k) a multiple of 16), for each
+// channel count, filter, stride and image width up to the widest tile.
+struct WeightTile {
+    int tile_m, tile_n, tile_k, K, stride, width;
+    direct_tc::Geometry<int> g;
+    QString describe() const {
+        return QString("tile %1x%2x%3, K %4, stride %5, width %6")
+            .arg(tile_m)
+            .arg(tile_n)
+            .arg(tile_k)
+            .arg(K)
+            .arg(stride)
+            .arg(width);
+    }
+};
+std::vector<WeightTile> weight_tiles() {
+    std::vector<WeightTile> tiles;
+    for (int tile_n : {8, 16, 32, 64})
+        for (int tile_m : {256, 512, 1024, 2048})
+            for (int tile_k : {1, 2})
+                for (int K : {3, 5, 7})
+                    for (int P : {1, 2})
+                        for (int width : {16, 32, 48, 64}) {
+                            const auto g =
+                                direct_tc::geometry<int>(tile_m, tile_k, K, P, 1, 64, width);
+                            if (g.cols > 0 && tile_m / g.rows % 16 == 0)
+                                tiles.push_back({tile_m, tile_n, tile_k, K, P, width, g});
+                        }
+    return tiles;
+}
+
+// The walk's Hankel loads (gconv_direct_tc.h tc_weight): lane T reads its pair's word from copy
+// 0 or, for odd g, copy 1 of one staged row. The first lane whose word shares a bank with
+// another word of the same load, described, or empty when there is none.
+QString hankel_load_clash(const direct_tc::Geometry<int>& g, int P, int tile_n) {
+    const auto planes = direct_tc::weight_planes<int>(g, P, tile_n);
+    QHash<int, int> word_of_bank;
+    for (int T = 0; T < kLanes; ++T) {
+        const int word =
+            (direct_tc::hankel_lane_element(T) + ((T / 4) & 1 ? planes.i_copy : 0)) / 2;
+        const int bank = word % 32;
+        if (word_of_bank.contains(bank) && word_of_bank[bank] != word)
+            return QString("lane %1 reads word %2, bank %3 also holds word %4")
+                .arg(T)
+                .arg(word)
+                .arg(bank)
+                .arg(word_of_bank[bank]);
+        word_of_bank[bank] = word;
+    }
+    return {};
+}
+
 const std::vector<TcConfig> k_configs = {
     {1024, 1, 16, 4}, {512, 1, 8, 2}, {256, 1, 32, 8}, {2048, 2, 8, 4}, {1024, 2, 16, 2}};
 
@@ -575,66 +627,21 @@ private slots:
     // tc_weight's staging: over every tile of the pools, filter and stride, no bank takes two of
     // the words of one store instruction (weight_store_clash).
     void the_weight_staging_stores_meet_no_bank_twice() {
-        int tiles = 0;
-        for (int tile_n : {8, 16, 32, 64})
-            for (int tile_m : {256, 512, 1024, 2048})
-                for (int tile_k : {1, 2})
-                    for (int K : {3, 5, 7})
-                        for (int P : {1, 2}) {
-                            const auto g =
-                                direct_tc::geometry<int>(tile_m, tile_k, K, P, 1, 64, 64);
-                            if (g.cols <= 0 || tile_m / g.rows % 16 != 0) continue; // no tile
-                            const QString clash = weight_store_clash(g, P, tile_n);
-                            if (!clash.isEmpty())
-                                QFAIL(qPrintable(QString("tile %1x%2x%3, K %4, stride %5: %6")
-                                                     .arg(tile_m)
-                                                     .arg(tile_n)
-                                                     .arg(tile_k)
-                                                     .arg(K)
-                                                     .arg(P)
-                                                     .arg(clash)));
-                            ++tiles;
-                        }
-        QVERIFY(tiles >= 100);
+        const std::vector<WeightTile> tiles = weight_tiles();
+        QVERIFY(tiles.size() >= 100);
+        for (const WeightTile& t : tiles) {
+            const QString clash = weight_store_clash(t.g, t.stride, t.tile_n);
+            if (!clash.isEmpty()) QFAIL(qPrintable(t.describe() + ": " + clash));
+        }
     }
 
     // tc_weight's walk: a Hankel load's lanes read copy 0 (even g) or copy 1 (odd g) of one
-    // staged row; distinct words must fall in distinct banks for every tile of the pools.
+    // staged row; distinct words must fall in distinct banks (hankel_load_clash).
     void the_weight_walk_reads_its_hankel_words_without_bank_conflicts() {
-        int tiles = 0;
-        for (int tile_m : {256, 512, 1024, 2048})
-            for (int tile_k : {1, 2})
-                for (int K : {3, 5, 7})
-                    for (int P : {1, 2})
-                        for (int width : {16, 32, 48, 64}) {
-                            const auto g =
-                                direct_tc::geometry<int>(tile_m, tile_k, K, P, 1, 64, width);
-                            if (g.cols <= 0 || tile_m / g.rows % 16 != 0) continue; // no tile
-                            const auto planes = direct_tc::weight_planes<int>(g, P, 16);
-                            QHash<int, int> word_of_bank;
-                            for (int T = 0; T < kLanes; ++T) {
-                                const int word = (direct_tc::hankel_lane_element(T) +
-                                                  ((T / 4) & 1 ? planes.i_copy : 0)) /
-                                                 2;
-                                const int bank = word % 32;
-                                if (word_of_bank.contains(bank) && word_of_bank[bank] != word)
-                                    QFAIL(qPrintable(
-                                        QString("tile %1x%2, K %3, stride %4, %5 columns: lane %6 "
-                                                "reads word %7, bank %8 also holds word %9")
-                                            .arg(tile_m)
-                                            .arg(tile_k)
-                                            .arg(K)
-                                            .arg(P)
-                                            .arg(g.cols)
-                                            .arg(T)
-                                            .arg(word)
-                                            .arg(bank)
-                                            .arg(word_of_bank[bank])));
-                                word_of_bank[bank] = word;
-                            }
-                            ++tiles;
-                        }
-        QVERIFY(tiles >= 100);
+        for (const WeightTile& t : weight_tiles()) {
+            const QString clash = hankel_load_clash(t.g, t.stride, t.tile_n);
+            if (!clash.isEmpty()) QFAIL(qPrintable(t.describe() + ": " + clash));
+        }
     }
 };
 
