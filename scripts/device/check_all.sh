@@ -17,6 +17,7 @@
 #              2D and 3D (every direct_mma pool on its test_validation set and extra shapes)
 #   tc         scripts/device/verify_staged.sh on the tensor-core direct exploration pools
 #              (bench/configs/*_direct_tc_explore.json), forward, bwd_data and bwd_weight
+#              (GCONV_TC_DIRS picks some of them; tc_ship then rebuilds only those pools)
 #   tc_ship    after tc in the same call: bench/pool_from_runs.py rebuilds
 #              configs/<dir>_direct_tc.json from its runs (tiles within 3% of the best of the
 #              exploration pool and configs/<dir>_direct.json), so a classes part after it times
@@ -39,6 +40,7 @@ t0=$(date +%s)
 build_tools "$out/build.log" gconv-bench gconv-worker
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 IFS=, read -ra parts <<< "${GCONV_ONLY:-overhead,wgmma,sample,classes,gpu_tests}"
+tc_dirs=${GCONV_TC_DIRS:-forward bwd_data bwd_weight}
 limit() { local v="GCONV_LIMIT_${1^^}"; echo "${!v:-$2}"; } # seconds per part, GCONV_LIMIT_<PART>
 
 # grouped_shapes SET.json OUT.json: the set's grouped shapes with C/G <= 32 (not depthwise).
@@ -109,7 +111,7 @@ ksplit() {
 
 tc_ship() {
   local d desc
-  for d in forward bwd_data bwd_weight; do
+  for d in $tc_dirs; do
     desc=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['description'])" configs/${d}_direct_tc.json)
     python3 bench/pool_from_runs.py --base bench/configs/${d}_direct_tc_explore.json --within 3 \
       --against /tmp/staged-out/base_${d}_other.csv --description "$desc" \
@@ -144,10 +146,10 @@ for part in "${parts[@]}"; do
           timeout "$(limit $part 120)" scripts/device/verify_direct_mma.sh 2>&1 | grep -E "cells|max_rel|exit"
       done; done ;;
     tc)
-      OUT="$out/$part" GCONV_DIRS="forward bwd_data bwd_weight" GCONV_MATCH='_direct_intrawave_.*_wt16x8x16_' \
-        GCONV_LABEL=tc GCONV_EXTRA_PROBLEMS="$(for d in forward bwd_data bwd_weight; do
+      OUT="$out/$part" GCONV_DIRS="$tc_dirs" GCONV_MATCH='_direct_intrawave_.*_wt16x8x16_' \
+        GCONV_LABEL=tc GCONV_EXTRA_PROBLEMS="$(for d in $tc_dirs; do
           printf '%s=scripts/device/depthwise_stride2_problems.json ' $d; done)" \
-        GCONV_STAGED_POOLS="$(for d in forward bwd_data bwd_weight; do
+        GCONV_STAGED_POOLS="$(for d in $tc_dirs; do
           printf '%s=bench/configs/%s_direct_tc_explore.json ' $d $d; done)" \
         timeout "$(limit $part 420)" scripts/device/verify_staged.sh ;;
     tc_ship) tc_ship "$out/$part" ;;
