@@ -360,26 +360,6 @@ template <class Cfg, int CPG, bool BWD> GCONV_DEVICE void gather(const ConvParam
     }
 }
 
-// Whether sliding_rows<KS> keeps its accumulators and one row window in registers: fp32 values
-// (ROWS x PIX + PIX + KS - 1) x VEC <= 128, which leaves room for the next row's loads under
-// the 255-register limit; beyond it the entry runs gather (correct, one row at a time).
-template <class Cfg, int KS> struct SlidingFits {
-    typedef Shape<Cfg> S;
-    static constexpr bool value = (S::ROWS * S::PIX + S::PIX + KS - 1) * S::VEC <= 128;
-};
-// Source rows sliding_rows<KS> keeps in flight per thread: two where a second raw row fits
-// beside the accumulators, the unpacked window and the first raw row in about 160 32-bit values
-// (the small-image shapes, where every block is resident at once and a thread's time is its
-// chain of DRAM round trips: a 7x7 image with 2-row runs waited for 4 rows one after another),
-// else one.
-template <class Cfg, int KS> struct SlidingDepth {
-    typedef Shape<Cfg> S;
-    static constexpr int RAW_WORDS =
-        (S::PIX + KS - 1) * S::VEC * static_cast<int>(sizeof(typename S::T)) / 4;
-    static constexpr int value =
-        (S::ROWS * S::PIX + S::PIX + KS - 1) * S::VEC + 2 * RAW_WORDS <= 160 ? 2 : 1;
-};
-
 // Forward (BWD false) with C/G = CPG, stride 1 and dilation 1 along H and W, a KS x KS filter
 // (3D: any Z, stride_d, dilation_d, the planes in a run-time loop). A pixel lane computes ROWS x
 // PIX destination pixels of VEC channels: it reads each of the ROWS + KS - 1 source rows they
@@ -398,7 +378,13 @@ GCONV_DEVICE void sliding_rows(const ConvParams& p) {
     constexpr int VEC = S::VEC, PIX = S::PIX, ROWS = S::ROWS;
     constexpr int WIN = PIX + KS - 1, IN_ROWS = ROWS + KS - 1, PLANE = KS * KS;
     constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
-    constexpr int DEPTH = SlidingDepth<Cfg, KS>::value;
+    float* ws = reinterpret_cast<float*>(gconv_dynamic_smem);
+    const int ch0 = channel_block<S>(p) * S::TN;
+    if constexpr (S::NDIM3)
+        stage_filter<Cfg, CPG, BWD, 0, BWD>(p, ws, ch0, p.Z * PLANE);
+    else
+        stage_filter<Cfg, CPG, BWD, PLANE, BWD>(p, ws, ch0, PLANE);
+    arch::barrier();
 
     // Source (read) and destination (written) extents and the pads that map one onto the other.
     const int sD = BWD ? p.Do : p.Di, sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
@@ -408,14 +394,13 @@ GCONV_DEVICE void sliding_rows(const ConvParams& p) {
     const int pad_d = BWD ? (p.Z - 1) * p.dilation_d - p.pad_d : p.pad_d;
     const int stride_d = BWD ? 1 : p.stride_d;
 
-    const int ch0 = channel_block<S>(p) * S::TN;
     const int cl = static_cast<int>(threadIdx.x) % S::CL;
     const int pl = static_cast<int>(threadIdx.x) / S::CL;
     const int ch = ch0 + cl * VEC;
     const int strips = (dW + PIX - 1) / PIX;
     const int bands = (dH + ROWS - 1) / ROWS;
     const int strip = pixel_block<S>(p) * S::PL + pl;
-    const bool live = ch < p.C && strip < p.N * dD * bands * strips;
+    if (ch >= p.C || strip >= p.N * dD * bands * strips) return;
     const int w0 = (strip % strips) * PIX;
     int row = strip / strips;
     const int h0 = (row % bands) * ROWS;
@@ -425,35 +410,9 @@ GCONV_DEVICE void sliding_rows(const ConvParams& p) {
 
     const T* src = static_cast<const T*>(BWD ? p.out : p.in);
     const int wi0 = w0 - pad_w, hi0 = h0 - pad_h;
-    bool col_ok[WIN]; // false everywhere past the last strip or channel: nothing loads there
+    bool col_ok[WIN];
 #pragma unroll
-    for (int i = 0; i < WIN; ++i) col_ok[i] = live && inside(wi0 + i, sW);
-    // The next DEPTH source rows of a plane, loaded raw (as stored): row r + DEPTH is issued
-    // before row r's FMAs, so DEPTH rows per thread are in flight. A fully unrolled row loop
-    // would let the compiler hoist every row's loads and spill; the loop over rows stays a loop,
-    // and the rows in flight shift down by one per step.
-    Raw<BYTES> ahead[DEPTH][WIN];
-    // Element offset of (n, sd, hi0, wi0, ch); row r, column i add (r * sW + i) * C.
-    auto plane_base = [&](int sd) { return (((n * sD + sd) * sH + hi0) * sW + wi0) * p.C + ch; };
-    auto load_source_row = [&](Raw<BYTES>(&to)[WIN], int base, int r) {
-        load_row<VEC>(to, src, base + r * sW * p.C, col_ok, inside(hi0 + r, sH), p.C);
-    };
-    auto start_plane = [&](int base) {
-#pragma unroll
-        for (int k = 0; k < DEPTH; ++k) load_source_row(ahead[k], base, k);
-    };
-    // 2D: the first rows are on their way while the block stages its filter slice, so a thread
-    // waits for one DRAM round trip there, not two in a row.
-    if constexpr (!S::NDIM3) start_plane(plane_base(0));
-
-    float* ws = reinterpret_cast<float*>(gconv_dynamic_smem);
-    if constexpr (S::NDIM3)
-        stage_filter<Cfg, CPG, BWD, 0, BWD>(p, ws, ch0, p.Z * PLANE);
-    else
-        stage_filter<Cfg, CPG, BWD, PLANE, BWD>(p, ws, ch0, PLANE);
-    arch::barrier();
-    if (!live) return;
-
+    for (int i = 0; i < WIN; ++i) col_ok[i] = inside(wi0 + i, sW);
     float acc[ROWS][PIX][VEC];
 #pragma unroll
     for (int o = 0; o < ROWS; ++o)
@@ -467,20 +426,23 @@ GCONV_DEVICE void sliding_rows(const ConvParams& p) {
         if constexpr (S::NDIM3) {
             sd = d * stride_d - pad_d + z * p.dilation_d;
             if (!inside(sd, sD)) continue;
-            start_plane(plane_base(sd));
         }
-        const int base = plane_base(sd);
+        // Element offset of (n, sd, hi0, wi0, ch); row r, column i add (r * sW + i) * C.
+        const int base = (((n * sD + sd) * sH + hi0) * sW + wi0) * p.C + ch;
         const float* wz = ws + (z * PLANE * S::TN + cl * VEC) * CPG;
+        // Row r + 1 is loaded (raw, as stored) before row r's FMAs: one row in flight per
+        // thread. A fully unrolled row loop would let the compiler hoist every row's loads
+        // and spill; the loop over rows stays a loop.
+        Raw<BYTES> next[WIN];
+        load_row<VEC>(next, src, base, col_ok, inside(hi0, sH), p.C);
 #pragma unroll 1
         for (int r = 0; r < IN_ROWS; ++r) {
             float win[WIN][VEC];
 #pragma unroll
-            for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], ahead[0][i]);
-#pragma unroll
-            for (int k = 0; k + 1 < DEPTH; ++k)
-#pragma unroll
-                for (int i = 0; i < WIN; ++i) ahead[k][i] = ahead[k + 1][i];
-            if (r + DEPTH < IN_ROWS) load_source_row(ahead[DEPTH - 1], base, r + DEPTH);
+            for (int i = 0; i < WIN; ++i) unpack_vec<VEC, T>(win[i], next[i]);
+            if (r + 1 < IN_ROWS)
+                load_row<VEC>(next, src, base + (r + 1) * sW * p.C, col_ok, inside(hi0 + r + 1, sH),
+                              p.C);
 #pragma unroll
             for (int o = 0; o < ROWS; ++o) {
                 const int ky = r - o; // the filter row source row r is for destination row o
@@ -513,6 +475,14 @@ GCONV_DEVICE void sliding_rows(const ConvParams& p) {
             if (w0 + i < dW) store_vec<VEC>(dst_row + i * p.C, acc[o][i]);
     }
 }
+
+// Whether sliding_rows<KS> keeps its accumulators and one row window in registers: fp32 values
+// (ROWS x PIX + PIX + KS - 1) x VEC <= 128, which leaves room for the next row's loads under
+// the 255-register limit; beyond it the entry runs gather (correct, one row at a time).
+template <class Cfg, int KS> struct SlidingFits {
+    typedef Shape<Cfg> S;
+    static constexpr bool value = (S::ROWS * S::PIX + S::PIX + KS - 1) * S::VEC <= 128;
+};
 
 // Taps of one filter row a bwd_weight thread accumulates at once: X when X is 3, 5 or 7 and the
 // X * VEC * cpg accumulators fit, else 1 (every tap is its own row). direct_plan.cpp mirrors it.
