@@ -22,6 +22,7 @@
 // and the tensor maps for the sm_90a wgmma pipeline (gconv_wgmma.h: both operands MN-major,
 // loaded by the copy engine only).
 #include "gconv_gemm.h"
+#include "gconv_weight_runs.h"
 #include "gconv_wgmma.h"
 
 namespace gconv {
@@ -210,15 +211,27 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
             const i64 welems = static_cast<i64>(p.G) * p.k_per_group * n_total;
             const float* sums = workspace_sums();
             W* out = static_cast<W*>(const_cast<void*>(p.wei));
-            for (int e = tid; e < TM * TN; e += G::THREADS) {
+            // The tile's element e: its place in dW, or -1 outside dW.
+            auto place = [&](int e) -> i64 {
                 const int row = e / TN, col = e - (e / TN) * TN;
-                if (m0 + row >= p.k_per_group || n0 + col >= n_total) continue;
-                const i64 at = static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
-                float sum = arch::load_l2(sums + at);
+                if (m0 + row >= p.k_per_group || n0 + col >= n_total) return -1;
+                return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
+            };
+            batched_elements<G::THREADS>(
+                TM * TN,
+                [&](int e) {
+                    const i64 at = place(e);
+                    if (at < 0) return 0.0f;
+                    float sum = arch::load_l2(sums + at);
 #pragma unroll
-                for (int sl = 1; sl < SLICES; ++sl) sum += arch::load_l2(sums + sl * welems + at);
-                out[at] = from_float<W>(sum);
-            }
+                    for (int sl = 1; sl < SLICES; ++sl)
+                        sum += arch::load_l2(sums + sl * welems + at);
+                    return sum;
+                },
+                [&](int e, float sum) {
+                    const i64 at = place(e);
+                    if (at >= 0) out[at] = from_float<W>(sum);
+                });
         }
     }
 };

@@ -14,6 +14,24 @@ GCONV_DEVICE unsigned* weight_run_tickets(void* workspace, int weight_elements) 
     return reinterpret_cast<unsigned*>(static_cast<float*>(workspace) + weight_elements);
 }
 
+// Visits elements e = threadIdx.x, + THREADS, ... < count in batches of kConvertBatch per thread:
+// every load(e) of a batch is issued before the batch's first store(e, value), so a thread waits
+// for one L2 round trip per batch instead of one per element (the last block of a run or tile
+// does this alone, after the other blocks are done: its wait is the kernel's tail).
+constexpr int kConvertBatch = 8;
+template <int THREADS, class Load, class Store>
+GCONV_DEVICE void batched_elements(int count, Load load, Store store) {
+    for (int e0 = static_cast<int>(threadIdx.x); e0 < count; e0 += kConvertBatch * THREADS) {
+        float v[kConvertBatch];
+#pragma unroll
+        for (int i = 0; i < kConvertBatch; ++i)
+            v[i] = e0 + i * THREADS < count ? load(e0 + i * THREADS) : 0.0f;
+#pragma unroll
+        for (int i = 0; i < kConvertBatch; ++i)
+            if (e0 + i * THREADS < count) store(e0 + i * THREADS, v[i]);
+    }
+}
+
 // Called by every thread of a block once its adds to the run's slice sums[0 .. elems) are
 // issued; `blocks` blocks add to the run. The last of them converts the slice into out.
 template <class T, int THREADS>
@@ -26,8 +44,9 @@ GCONV_DEVICE void convert_run_when_last(const float* sums, T* out, int elems, un
     arch::barrier();
     if (!last) return;
     __threadfence();
-    for (int e = static_cast<int>(threadIdx.x); e < elems; e += THREADS)
-        out[e] = from_float<T>(arch::load_l2(sums + e));
+    batched_elements<THREADS>(
+        elems, [&](int e) { return arch::load_l2(sums + e); },
+        [&](int e, float v) { out[e] = from_float<T>(v); });
 }
 
 } // namespace gconv
