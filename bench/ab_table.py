@@ -18,7 +18,8 @@ def num(v):
         return None
 
 
-def best(files, cudnn):
+def best_rows(files, cudnn):
+    """Per (direction, layer): the fastest verified row of the CSVs; cudnn collects baseline_ms."""
     out = {}
     for path in files:
         with open(path, newline="") as f:
@@ -29,9 +30,13 @@ def best(files, cudnn):
                     cudnn[key] = b
                 ms = num(r.get("latency_ms"))
                 good = r.get("status") == "ok" and r.get("verified") == "true"
-                if good and ms and (key not in out or ms < out[key][0]):
-                    out[key] = (ms, r["kernel"])
+                if good and ms and (key not in out or ms < num(out[key]["latency_ms"])):
+                    out[key] = r
     return out
+
+
+def best(files, cudnn):
+    return {k: (num(r["latency_ms"]), r["kernel"]) for k, r in best_rows(files, cudnn).items()}
 
 
 def geomean(v):

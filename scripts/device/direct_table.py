@@ -1,20 +1,18 @@
 #!/usr/bin/env python3
 """Best-of-pool per shape from gconv-bench CSVs run with --baseline cudnn: latency, GB/s of
 minimal bytes (input + weight + output once), share of the copy ceiling, speedup against cuDNN
-timed in the same run; geomean and worst speedup per direction over the shapes a kernel ran.
+timed in the same run; geomean and worst speedup per direction over the shapes a kernel ran
+(verified cells only).
 
 usage: scripts/device/direct_table.py [--copy-gbps 4300] FILE.csv [FILE.csv ...]
 """
 import argparse
-import csv
 import math
+import os
+import sys
 
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from ab_table import best_rows, num  # noqa: E402
 
 
 def main():
@@ -22,17 +20,8 @@ def main():
     ap.add_argument("--copy-gbps", type=float, default=4300.0)
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    best, cudnn = {}, {}
-    for path in a.files:
-        with open(path, newline="") as f:
-            for r in csv.DictReader(f):
-                key = (r.get("variant", ""), r.get("layer", ""))
-                b = num(r.get("baseline_ms"))
-                if b:
-                    cudnn[key] = b
-                ms = num(r.get("latency_ms"))
-                if r.get("status") == "ok" and ms and (key not in best or ms < num(best[key]["latency_ms"])):
-                    best[key] = r
+    cudnn = {}
+    best = best_rows(a.files, cudnn)
     print("| dir | shape | best kernel | ms | GB/s | %% of %.0f | cuDNN ms | speedup |" % a.copy_gbps)
     print("|---|---|---|---|---|---|---|---|")
     per_dir = {}
