@@ -69,27 +69,33 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
             s, c, warps,
             {"gconv::direct::forward", "gconv::direct::bwd_data", "gconv::direct::bwd_weight"});
     }
-    // The tensor-core entries read the filter size at run time: one per stride.
-    if (tc) {
-        const bool fwd = c.variant == Variant::Forward;
-        const char* run = fwd                             ? "tc_forward"
-                          : c.variant == Variant::BwdData ? "tc_bwd_data"
-                                                          : "tc_bwd_weight";
+    // The tensor-core bwd_weight entries read the filter size at run time: one per stride.
+    if (tc && c.variant == Variant::BwdWeight) {
         for (int stride : {1, 2}) {
             const std::string name = direct_filter_entry_name(k_direct_any_filter, stride);
             if (!entries.holds(name)) continue;
             s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
               << ", " << c.block_per_cu << ")\n"
-              << name << "(gconv::ConvParams p" << (fwd ? "" : ", void* workspace") << ") {\n"
-              << (c.variant == Variant::BwdData ? "    (void)workspace;\n" : "")
-              << "    gconv::direct::" << run << "<GconvConfig, " << stride << ">(p"
-              << (c.variant == Variant::BwdWeight ? ", workspace" : "") << ");\n}\n";
+              << name << "(gconv::ConvParams p, void* workspace) {\n"
+              << "    gconv::direct::tc_bwd_weight<GconvConfig, " << stride
+              << ">(p, workspace);\n}\n";
         }
         return s.str();
     }
     // One entry per specialised filter size besides the generic one, so each gets its own
     // register allocation; the launch plan picks by problem (direct_entry_name).
     for (int k : k_direct_filters) {
+        // The tensor-core modules also hold the stride-2 entries.
+        if (tc && entries.holds(direct_filter_entry_name(k, 2))) {
+            const bool fwd = c.variant == Variant::Forward;
+            s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
+              << ", " << c.block_per_cu << ")\n"
+              << direct_filter_entry_name(k, 2) << "(gconv::ConvParams p"
+              << (fwd ? "" : ", void* workspace") << ") {\n"
+              << (fwd ? "" : "    (void)workspace;\n")
+              << "    gconv::direct::" << (fwd ? "tc_forward" : "tc_bwd_data") << "<GconvConfig, "
+              << k << ", 2>(p);\n}\n";
+        }
         const std::string name = direct_filter_entry_name(k);
         if (!entries.holds(name)) continue;
         const std::string head =
@@ -99,12 +105,18 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
         switch (c.variant) {
         case Variant::Forward:
             s << head << "(gconv::ConvParams p) {\n    gconv::direct::"
-              << (staged ? "staged_forward" : "forward_filter") << cfg << "(p);\n}\n";
+              << (tc       ? "tc_forward"
+                  : staged ? "staged_forward"
+                           : "forward_filter")
+              << cfg << "(p);\n}\n";
             break;
         case Variant::BwdData:
             s << head << "(gconv::ConvParams p, void* workspace) {\n    (void)workspace;\n"
-              << "    gconv::direct::" << (staged ? "staged_bwd_data" : "bwd_data_filter") << cfg
-              << "(p);\n}\n";
+              << "    gconv::direct::"
+              << (tc       ? "tc_bwd_data"
+                  : staged ? "staged_bwd_data"
+                           : "bwd_data_filter")
+              << cfg << "(p);\n}\n";
             break;
         case Variant::BwdWeight:
             if (direct_weight_strip_fits(c, k))

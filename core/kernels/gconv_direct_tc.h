@@ -30,11 +30,6 @@
 // end in one thread, so the epilogue stores 16-byte vectors straight to global memory.
 // Dynamic shared memory (stride 1): kTileN planes of (TH + K - 1) x (TW + 8) elements, then the
 // B rows (kTileN x K x 96 bytes); codegen/direct_plan.h direct_shared_bytes() has every case.
-// Every entry reads the filter size K (3, 5 or 7: the launch plan admits no other) at run time:
-// an MMA covers up to 8 taps whatever K is, the filter rows are a loop and the staging folds its
-// element indices whatever K is, so one entry per stride (`gconv_direct_kx`, `gconv_direct_kx_s2`)
-// serves every K. Entries per K held a module's compile time two to three times over (a
-// test_validation module has k3 and k7 at stride 1, k3 and k5 at stride 2).
 #include "gconv_direct.h"
 #include "gconv_direct_tc_layout.h"
 #include "gconv_mma_sync.h"
@@ -157,25 +152,22 @@ GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, 
     stage_units<S, PlaneUnit>(units, load, store);
 }
 
-// The MMAs of one item for its 8 channels: filter rows r < rows, A of channel c at a0 + c x
-// a_channel + row_bytes(r) (ldmatrix rows from the lane's address), B (T_r) at b0 + c x b_channel
-// + r x one staged filter row. A step is one filter row of all 8 channels: 16 independent MMAs
-// (each channel's two accumulators), so a channel's next MMA waits on its last one 16 MMAs back;
-// the rows are a loop, not unrolled, so one body serves every filter size.
-template <class S, class RowBytes>
+// The MMAs of one item for its 8 channels: filter rows r < rows (of at most ROWS), A of channel
+// c at a0 + c x a_channel + row_bytes(r) (ldmatrix rows from the lane's address), B (T_r) at
+// b0 + c x b_channel + r x one staged filter row.
+template <class S, int ROWS, class RowBytes>
 GCONV_DEVICE void item_mmas(float (&acc)[8][2][4], u32 a0, u32 a_channel, u32 b0, u32 b_channel,
                             int rows, RowBytes row_bytes) {
-#pragma unroll 1
-    for (int r = 0; r < rows; ++r) {
-        const u32 a_row = a0 + row_bytes(r);
-        const u32 b_row = b0 + static_cast<u32>(r * direct_tc::kBRowBytes);
 #pragma unroll
-        for (int c = 0; c < 8; ++c) {
-            const u32 a_at = a_row + c * a_channel;
+    for (int c = 0; c < 8; ++c) {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            if (r >= rows) continue;
+            const u32 a_at = a0 + c * a_channel + row_bytes(r);
             u32 a[4], e[2];
             mma::ldsm_x4(a, a_at);
             mma::ldsm_x2_at<32>(e, a_at);
-            const u32 b_at = b_row + c * b_channel;
+            const u32 b_at = b0 + c * b_channel + static_cast<u32>(r * direct_tc::kBRowBytes);
             const u32 b[2] = {mma::lds_u32<0>(b_at), mma::lds_u32<16>(b_at)};
             const u32 a1[4] = {a[2], a[3], e[0], e[1]};
             arch::mma_16816<S::IS_HALF>(acc[c][0], a, b);
@@ -207,21 +199,21 @@ GCONV_DEVICE TcTile tc_tile(const ConvParams& p, const direct_tc::Geometry<int>&
             channel_block<S>(p) * S::TN, tile < g.tiles};
 }
 
-// Stages the block's filter rows: `rows` rows of 2 kBRow elements per channel, [channel][row]
+// Stages the block's filter rows: ROWS rows of 2 kBRow elements per channel, [channel][row]
 // [element]; element i of row `row` holds the filter tap tap(row, i) (r x K + s of the stored
-// K x K filter) or zero for -1 and past C. A thread builds whole rows: with the element index
+// KS x KS filter) or zero for -1 and past C. A thread builds whole rows: with the element index
 // a constant of the unrolled loop, tap() folds to a few compares per element, and a row leaves
 // as six 16-byte stores. (One element per thread spent most of a small tile's instructions on
 // index arithmetic and 2-byte stores: about 5,600 per warp of a 2-warp block, against 112 MMAs.)
-template <class S, class Tap>
-GCONV_DEVICE void stage_filter_rows(const ConvParams& p, u16* brows, int ch0, int rows, Tap tap) {
+template <class S, int KS, int ROWS, class Tap>
+GCONV_DEVICE void stage_filter_rows(const ConvParams& p, u16* brows, int ch0, Tap tap) {
     constexpr int ROW = 2 * direct_tc::kBRow;
     static_assert(ROW % 8 == 0, "a staged filter row is whole 16-byte vectors");
     const u16* wei = static_cast<const u16*>(p.wei);
-    for (int pair = static_cast<int>(threadIdx.x); pair < S::TN * rows; pair += S::THREADS) {
-        const int cl = pair / rows, row = pair - cl * rows;
+    for (int pair = static_cast<int>(threadIdx.x); pair < S::TN * ROWS; pair += S::THREADS) {
+        const int cl = pair / ROWS, row = pair - cl * ROWS;
         const bool live = ch0 + cl < p.C;
-        const u16* w = wei + (live ? ch0 + cl : 0) * p.Y * p.X;
+        const u16* w = wei + (live ? ch0 + cl : 0) * KS * KS;
         Raw<16>* out = reinterpret_cast<Raw<16>*>(brows + pair * ROW);
 #pragma unroll
         for (int v = 0; v < ROW / 8; ++v) {
@@ -282,9 +274,9 @@ GCONV_DEVICE void store_item(const float (&acc)[8][2][4], typename S::T* dst, in
 }
 
 // Forward (stride 1 or 2 along H and W) and bwd_data with stride 1.
-template <class Cfg, bool BWD, int STRIDE = 1> GCONV_DEVICE void tc_rows(const ConvParams& p) {
+template <class Cfg, int KS, bool BWD, int STRIDE = 1>
+GCONV_DEVICE void tc_rows(const ConvParams& p) {
     typedef TcShape<Cfg> S;
-    const int KS = p.X;
     const int sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
     const int dH = BWD ? p.Hi : p.Ho, dW = BWD ? p.Wi : p.Wo;
     const int pad_h = BWD ? KS - 1 - p.pad_h : p.pad_h;
@@ -309,7 +301,7 @@ template <class Cfg, bool BWD, int STRIDE = 1> GCONV_DEVICE void tc_rows(const C
                            plane);
     // [phase f][filter row r]: tap (r, stride x d + f) at Toeplitz offset d; bwd_data rotated.
     // With stride 1 the row is the filter row itself: taps fold to constants per element.
-    stage_filter_rows<S>(p, brows, ch0, P * KS, [&](int row, int i) {
+    stage_filter_rows<S, KS, P * KS>(p, brows, ch0, [](int row, int i) {
         const int f = P == 1 ? 0 : row / KS, r = P == 1 ? row : row % KS;
         const int s = direct_tc::b_row_tap(i, KS, P, f);
         if (s < 0) return -1;
@@ -336,14 +328,15 @@ template <class Cfg, bool BWD, int STRIDE = 1> GCONV_DEVICE void tc_rows(const C
         // registers.
 #pragma unroll 1
         for (int f = 0; f < P; ++f)
-            item_mmas<S>(acc,
-                         wk.planes + wk.a_lane +
-                             static_cast<u32>(
-                                 ((o * 8 * P + f) * plane + rb * 16 * g.row_stride + cp * 16) * 2),
-                         static_cast<u32>(P * plane * 2),
-                         wk.brows + wk.b_lane +
-                             static_cast<u32>((o * 8 * P + f) * KS * direct_tc::kBRowBytes),
-                         static_cast<u32>(P * KS * direct_tc::kBRowBytes), KS, row_bytes);
+            item_mmas<S, KS>(
+                acc,
+                wk.planes + wk.a_lane +
+                    static_cast<u32>(((o * 8 * P + f) * plane + rb * 16 * g.row_stride + cp * 16) *
+                                     2),
+                static_cast<u32>(P * plane * 2),
+                wk.brows + wk.b_lane +
+                    static_cast<u32>((o * 8 * P + f) * KS * direct_tc::kBRowBytes),
+                static_cast<u32>(P * KS * direct_tc::kBRowBytes), KS, row_bytes);
         if (ch0 + o * 8 >= p.C) continue;
         const int y0 = h0 + rb * 16, x0 = w0 + cp * 16;
         store_item<S>(acc, dst, p.C, ch0 + o * 8, [&](int row, int col) {
@@ -359,10 +352,9 @@ template <class Cfg, bool BWD, int STRIDE = 1> GCONV_DEVICE void tc_rows(const C
 // TH x TW positions (a, b) of all four phases: it stages dOut once (TH + span rows, zeros outside
 // the image) and runs the four phases over it, each with its own filter rows (the column offset
 // of a phase is folded into its Toeplitz rows, so every A read stays 16-byte aligned).
-template <class Cfg> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
+template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
     typedef TcShape<Cfg> S;
-    const int KS = p.X;
-    const int EM = (KS + 1) / 2; // most taps of a phase along an axis
+    constexpr int EM = (KS + 1) / 2; // most taps of a phase along an axis
     const direct_tc::DataS2Axis ay = direct_tc::data_s2_axis(KS, p.pad_h);
     const direct_tc::DataS2Axis ax = direct_tc::data_s2_axis(KS, p.pad_w);
     // Per-phase values by selection: indexed at run time the axes' arrays would live in local
@@ -382,7 +374,7 @@ template <class Cfg> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
     stage_source<S, 1, 1>(static_cast<const typename S::T*>(p.out), p.Ho, p.Wo, p.C, n,
                           h0 - ay.lead, w0 - ax.lead, ch0, g, g.cols + ax.span, planes, plane);
     // [phase py * 2 + px][tap row e'y]: tap e'x of the phase at Toeplitz offset offset + e'x.
-    stage_filter_rows<S>(p, brows, ch0, 4 * EM, [&](int row, int i) {
+    stage_filter_rows<S, KS, 4 * EM>(p, brows, ch0, [&](int row, int i) {
         const int ph = row / EM, py = ph >> 1, px = ph & 1, ey = row % EM;
         const int ex = direct_tc::b_row_offset(i) - pick(ax.offset, px);
         const int ty = pick(ay.taps, py), tx = pick(ax.taps, px);
@@ -406,7 +398,7 @@ template <class Cfg> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
             const int py = ph >> 1, px = ph & 1;
             float acc[8][2][4];
             zero<S>(acc);
-            item_mmas<S>(
+            item_mmas<S, EM>(
                 acc,
                 wk.planes + wk.a_lane +
                     static_cast<u32>(((o * 8) * plane +
@@ -443,6 +435,10 @@ template <class Cfg> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
 // phases x (TW + 8)), both with a pad between 8-channel vectors, and the block's sums (tile_n x K x
 // K fp32), added atomically into the zeroed fp32 workspace (bf16 / fp16; fp32 dW directly is
 // excluded by the rules), whose last block per channel block converts it (finish_channel_block).
+// The filter size K (3, 5 or 7: the launch plan admits no other) is read at run time: an MMA
+// covers up to 8 taps whatever K is, so nothing here unrolls over taps, and one entry per stride
+// (`gconv_direct_kx`, `gconv_direct_kx_s2`) serves every K; a constant K bought nothing but a
+// module's compile time three times over.
 template <class Cfg, int STRIDE = 1>
 GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     typedef TcShape<Cfg> S;
@@ -609,14 +605,14 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     finish_channel_block<Cfg, S::THREADS>(p, workspace, ch0, KS * KS, S::TN);
 }
 
-template <class Cfg, int STRIDE = 1> GCONV_DEVICE void tc_forward(const ConvParams& p) {
-    tc_rows<Cfg, false, STRIDE>(p);
+template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_forward(const ConvParams& p) {
+    tc_rows<Cfg, KS, false, STRIDE>(p);
 }
-template <class Cfg, int STRIDE = 1> GCONV_DEVICE void tc_bwd_data(const ConvParams& p) {
+template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_bwd_data(const ConvParams& p) {
     if constexpr (STRIDE == 2)
-        tc_data_s2<Cfg>(p);
+        tc_data_s2<Cfg, KS>(p);
     else
-        tc_rows<Cfg, true>(p);
+        tc_rows<Cfg, KS, true>(p);
 }
 template <class Cfg, int STRIDE = 1>
 GCONV_DEVICE void tc_bwd_weight(const ConvParams& p, void* workspace) {
