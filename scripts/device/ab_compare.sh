@@ -31,14 +31,7 @@ for run in ${GCONV_AB:?GCONV_AB names the runs}; do
   IFS=: read -r variant config problems <<< "$run"
   i=$((i + 1))
   if [ "$problems" = dw ] || [ "$problems" = grouped ]; then
-    python3 - "$variant" "$problems" "$out/${problems}_$variant.json" <<'PY'
-import json, sys
-b = json.load(open(f"bench/baselines/baseline_{sys.argv[1]}_2d.json"))
-dw = lambda p: p["C"] == p["G"] and p["K"] == p["G"]
-grouped = lambda p: 1 < p["G"] < p["C"] and p["C"] // p["G"] <= 32
-b["problems"] = [p for p in b["problems"] if (dw if sys.argv[2] == "dw" else grouped)(p)]
-json.dump(b, open(sys.argv[3], "w"))
-PY
+    class_shapes "bench/baselines/baseline_${variant}_2d.json" "$problems" "$out/${problems}_$variant.json"
     set_args=(--problems-file "$out/${problems}_$variant.json")
   elif [ -f "$problems" ]; then
     set_args=(--problems-file "$(realpath "$problems")")

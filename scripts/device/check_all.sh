@@ -43,15 +43,6 @@ IFS=, read -ra parts <<< "${GCONV_ONLY:-overhead,wgmma,sample,classes,gpu_tests}
 tc_dirs=${GCONV_TC_DIRS:-forward bwd_data bwd_weight}
 limit() { local v="GCONV_LIMIT_${1^^}"; echo "${!v:-$2}"; } # seconds per part, GCONV_LIMIT_<PART>
 
-# grouped_shapes SET.json OUT.json: the set's grouped shapes with C/G <= 32 (not depthwise).
-grouped_shapes() {
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-b = json.load(open(sys.argv[1]))
-b["problems"] = [p for p in b["problems"] if 1 < p["G"] < p["C"] and p["C"] // p["G"] <= 32]
-json.dump(b, open(sys.argv[2], "w"))
-PY
-}
 
 sample() {
   local n=${GCONV_SAMPLE_KERNELS:-48} variant cfg set filter
@@ -98,7 +89,7 @@ ksplit() {
   for set in ${GCONV_KSPLIT_SETS:-forward_3d bwd_data_3d forward_2d bwd_data_2d}; do
     v=${set%_*}; d=${set##*_}
     ship=configs/${v}$([ $v = forward ] && echo _bf16)$([ $d = 3d ] && echo _3d)_direct_mma.json
-    grouped_shapes "bench/baselines/baseline_$set.json" "$1/grouped_$set.json"
+    class_shapes "bench/baselines/baseline_$set.json" grouped "$1/grouped_$set.json"
     for cfg in bench/configs/${v}_${d}_direct_mma_ksplit_explore.json $ship; do
       $bench --variant $v --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
         --baseline cudnn --config $cfg --problems-file "$1/grouped_$set.json" \
@@ -121,7 +112,7 @@ tc_ship() {
 }
 
 wsplit() {
-  grouped_shapes bench/baselines/baseline_bwd_weight_2d.json "$1/grouped_bwd_weight_2d.json"
+  class_shapes bench/baselines/baseline_bwd_weight_2d.json grouped "$1/grouped_bwd_weight_2d.json"
   $bench --variant bwd_weight --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
     --baseline cudnn --config bench/configs/bwd_weight_2d_splitk_explore.json \
     --problems-file "$1/grouped_bwd_weight_2d.json" --output "$1/wsplit.csv" 2>&1 | tail -1
@@ -153,8 +144,8 @@ for part in "${parts[@]}"; do
           printf '%s=bench/configs/%s_direct_tc_explore.json ' $d $d; done)" \
         timeout "$(limit $part 420)" scripts/device/verify_staged.sh ;;
     tc_ship) tc_ship "$out/$part" ;;
-    wsplit) export -f wsplit grouped_shapes; export bench; timeout "$(limit $part 150)" bash -c "wsplit '$out/$part'" ;;
-    ksplit) export -f ksplit grouped_shapes; export bench; timeout "$(limit $part 300)" bash -c "ksplit '$out/$part'" ;;
+    wsplit) export -f wsplit class_shapes; export bench; timeout "$(limit $part 150)" bash -c "wsplit '$out/$part'" ;;
+    ksplit) export -f ksplit class_shapes; export bench; timeout "$(limit $part 300)" bash -c "ksplit '$out/$part'" ;;
     direct) OUT="$out/$part" timeout "$(limit $part 300)" scripts/device/verify_direct.sh ;;
     compile) timeout "$(limit $part 120)" python3 bench/compile_time.py --bench $bench --kernels 100000 \
                --workers "$(nproc)" --arch sm_90a ${GCONV_COMPILE_CONFIGS:-configs/forward_bf16.json configs/bwd_data.json configs/bwd_weight.json} ;;

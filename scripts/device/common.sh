@@ -17,3 +17,16 @@ build_tools() {
   scripts/device/build.sh "$@" > "$log" 2>&1 || { tail -40 "$log"; exit 1; }
   echo "build: $(( $(date +%s) - t0 )) s"
 }
+
+# class_shapes SET.json dw|grouped OUT.json: the set's depthwise shapes, or its grouped shapes with
+# C/G <= 32 (not depthwise).
+class_shapes() {
+  python3 - "$@" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+dw = lambda p: p["C"] == p["G"] and p["K"] == p["G"]
+grouped = lambda p: 1 < p["G"] < p["C"] and p["C"] // p["G"] <= 32
+b["problems"] = [p for p in b["problems"] if (dw if sys.argv[2] == "dw" else grouped)(p)]
+json.dump(b, open(sys.argv[3], "w"))
+PY
+}
