@@ -217,21 +217,14 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
                 if (m0 + row >= p.k_per_group || n0 + col >= n_total) return -1;
                 return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
             };
-            batched_elements<G::THREADS>(
-                TM * TN,
-                [&](int e) {
-                    const i64 at = place(e);
-                    if (at < 0) return 0.0f;
-                    float sum = arch::load_l2(sums + at);
+            auto load = [&](i64 at) {
+                float sum = arch::load_l2(sums + at);
 #pragma unroll
-                    for (int sl = 1; sl < SLICES; ++sl)
-                        sum += arch::load_l2(sums + sl * welems + at);
-                    return sum;
-                },
-                [&](int e, float sum) {
-                    const i64 at = place(e);
-                    if (at >= 0) out[at] = from_float<W>(sum);
-                });
+                for (int sl = 1; sl < SLICES; ++sl) sum += arch::load_l2(sums + sl * welems + at);
+                return sum;
+            };
+            batched_elements<G::THREADS>(TM * TN, place, load,
+                                         [&](i64 at, float sum) { out[at] = from_float<W>(sum); });
         }
     }
 };

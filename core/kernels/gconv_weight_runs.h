@@ -15,20 +15,24 @@ GCONV_DEVICE unsigned* weight_run_tickets(void* workspace, int weight_elements) 
 }
 
 // Visits elements e = threadIdx.x, + THREADS, ... < count in batches of kConvertBatch per thread:
-// every load(e) of a batch is issued before the batch's first store(e, value), so a thread waits
-// for one L2 round trip per batch instead of one per element (the last block of a run or tile
-// does this alone, after the other blocks are done: its wait is the kernel's tail).
+// place(e) maps an element to where it is read and written (negative: nowhere), and every
+// load(at) of a batch is issued before the batch's first store(at, value), so a thread waits for
+// one L2 round trip per batch instead of one per element (the last block of a run or tile does
+// this alone, after the other blocks are done: its wait is the kernel's tail).
 constexpr int kConvertBatch = 8;
-template <int THREADS, class Load, class Store>
-GCONV_DEVICE void batched_elements(int count, Load load, Store store) {
+template <int THREADS, class Place, class Load, class Store>
+GCONV_DEVICE void batched_elements(int count, Place place, Load load, Store store) {
     for (int e0 = static_cast<int>(threadIdx.x); e0 < count; e0 += kConvertBatch * THREADS) {
+        i64 at[kConvertBatch];
         float v[kConvertBatch];
 #pragma unroll
-        for (int i = 0; i < kConvertBatch; ++i)
-            v[i] = e0 + i * THREADS < count ? load(e0 + i * THREADS) : 0.0f;
+        for (int i = 0; i < kConvertBatch; ++i) {
+            at[i] = e0 + i * THREADS < count ? place(e0 + i * THREADS) : -1;
+            v[i] = at[i] >= 0 ? load(at[i]) : 0.0f;
+        }
 #pragma unroll
         for (int i = 0; i < kConvertBatch; ++i)
-            if (e0 + i * THREADS < count) store(e0 + i * THREADS, v[i]);
+            if (at[i] >= 0) store(at[i], v[i]);
     }
 }
 
@@ -45,8 +49,9 @@ GCONV_DEVICE void convert_run_when_last(const float* sums, T* out, int elems, un
     if (!last) return;
     __threadfence();
     batched_elements<THREADS>(
-        elems, [&](int e) { return arch::load_l2(sums + e); },
-        [&](int e, float v) { out[e] = from_float<T>(v); });
+        elems, [](int e) { return static_cast<i64>(e); },
+        [&](i64 e) { return arch::load_l2(sums + e); },
+        [&](i64 e, float v) { out[e] = from_float<T>(v); });
 }
 
 } // namespace gconv
