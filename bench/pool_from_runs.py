@@ -3,10 +3,10 @@
 best verified latency, then every kernel within --within percent of it on at least one problem is
 kept (with --against, the best also counts the verified cells of other pools' runs, whose kernels
 are never kept, so only kernels that come near the best of every pool stay); the output is the
---base trait config with its tile records (tile, wave layout, warp tile)
-and block_per_cu values cut down to those of the kept kernels. Every other axis stays as --base
-has it, so this suits pools that vary only those (the cartesian product may also bring back a
-few combinations that were not kept; their count is printed). Per problem it prints the best
+--base trait config with its tile records (tile, wave layout, warp tile), block_per_cu values
+and runtime_filter values (`_kx` kernels) cut down to those of the kept kernels. Every other axis
+stays as --base has it, so this suits pools that vary only those (the cartesian product may also
+bring back a few combinations that were not kept; their count is printed). Per problem it prints the best
 kernel and how many are kept.
 
 usage: bench/pool_from_runs.py --base EXPLORE.json [--within 3] [--match RE]
@@ -31,8 +31,9 @@ def kernel_traits(name):
         raise ValueError(f"cannot read the tile of kernel name '{name}'")
     g = [int(x) for x in m.groups()[:10]]
     bpc = re.search(r"_bpc(\d+)", m.group(11))
+    runtime_filter = re.search(r"_kx(?:_|$)", m.group(11)) is not None
     tile = {"m": g[1], "n": g[2], "k": g[3], "wave": g[4:7], "warp_tile": g[7:10]}
-    return tile, int(bpc.group(1)) if bpc else 1
+    return tile, int(bpc.group(1)) if bpc else 1, runtime_filter
 
 
 def verified_cells(paths, match):
@@ -93,11 +94,12 @@ def main():
     except ValueError as e:
         print(f"pool_from_runs.py: {e}", file=sys.stderr)
         return 1
-    tiles, bpcs = [], set()
-    for tile, bpc in traits.values():
+    tiles, bpcs, filters = [], set(), set()
+    for tile, bpc, runtime_filter in traits.values():
         if tile not in tiles:
             tiles.append(tile)
         bpcs.add(bpc)
+        filters.add(runtime_filter)
     tiles.sort(key=lambda t: (t["m"], t["n"], t["k"], t["wave"], t["warp_tile"]))
     with open(args.base) as f:
         config = json.load(f)
@@ -108,18 +110,21 @@ def main():
         tc.pop(key, None)
     tc["tile"] = {"values": tiles}
     tc["block_per_cu"] = {"values": sorted(bpcs)}
+    if "runtime_filter" in tc or True in filters:
+        tc["runtime_filter"] = {"values": sorted(filters)}
     if args.description:
         config["description"] = args.description
     with open(args.output, "w") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
-    combos = len(tiles) * len(bpcs)
-    print(f"{len(kept)} kernels kept: {len(tiles)} tiles x {len(bpcs)} block_per_cu = {combos} "
-          f"configurations before the rules -> {args.output}")
+    combos = len(tiles) * len(bpcs) * len(filters)
+    print(f"{len(kept)} kernels kept: {len(tiles)} tiles x {len(bpcs)} block_per_cu x "
+          f"{len(filters)} runtime_filter = {combos} configurations before the rules -> "
+          f"{args.output}")
     extra = combos - len(kept)
     if extra > 0:
-        print(f"  ({extra} combinations of a kept tile with another kept block_per_cu were not "
-              f"kept themselves)")
+        print(f"  ({extra} combinations of a kept tile with another kept block_per_cu or "
+              f"runtime_filter were not kept themselves)")
     return 0
 
 

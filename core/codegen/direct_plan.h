@@ -25,17 +25,18 @@ int direct_rows(const KernelConfig& config, int warp_size = 32);
 // entries: stride 1 or 2 along both), else 0 (the generic entry).
 int direct_filter(const KernelConfig& config, const Problem& problem);
 // The entry the launch plan runs: `gconv_direct_k<K>` for direct_filter() = K (the tensor-core
-// bwd_weight entries: `gconv_direct_kx`, any K), else the generic kernel_entry_name(). Every
-// direct module holds the entries its config can run.
+// entries that read K at run time: `gconv_direct_kx`, any K), else the generic
+// kernel_entry_name(). Every direct module holds the entries its config can run.
 std::string direct_entry_name(const KernelConfig& config, const Problem& problem);
 inline constexpr int k_direct_filters[] = {3, 5, 7};
 // `gconv_direct_k<K>`; the tensor-core entries for stride 2 along H and W `gconv_direct_k<K>_s2`.
-// Filter k_direct_any_filter: `gconv_direct_kx` (`_s2`), the tensor-core bwd_weight entries,
-// which read K at run time (kernels/gconv_direct_tc.h tc_weight).
+// Filter k_direct_any_filter: `gconv_direct_kx` (`_s2`), the tensor-core entries that read K at
+// run time (bwd_weight's always, forward's and bwd_data's with runtime_filter;
+// kernels/gconv_direct_tc.h).
 std::string direct_filter_entry_name(int filter, int stride = 1);
 inline constexpr int k_direct_any_filter = 0;
 // The filter an entry of this config is named for: k_direct_any_filter for the tensor-core
-// bwd_weight entries, else the filter itself.
+// entries that read K at run time, else the filter itself.
 int direct_entry_filter(const KernelConfig& config, int filter);
 // The workspace of a direct bwd_weight kernel whose sums go through fp32 (direct and
 // tensor-core entries with a bf16 / fp16 dW, every direct_mma kernel): the fp32 dW, then one

@@ -69,16 +69,23 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
             s, c, warps,
             {"gconv::direct::forward", "gconv::direct::bwd_data", "gconv::direct::bwd_weight"});
     }
-    // The tensor-core bwd_weight entries read the filter size at run time: one per stride.
-    if (tc && c.variant == Variant::BwdWeight) {
+    // The tensor-core entries that read the filter size at run time (bwd_weight's always, the
+    // others' with runtime_filter): one per stride.
+    if (tc && direct_entry_filter(c, k_direct_filters[0]) == k_direct_any_filter) {
+        const bool fwd = c.variant == Variant::Forward;
         for (int stride : {1, 2}) {
             const std::string name = direct_filter_entry_name(k_direct_any_filter, stride);
             if (!entries.holds(name)) continue;
             s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
               << ", " << c.block_per_cu << ")\n"
-              << name << "(gconv::ConvParams p, void* workspace) {\n"
-              << "    gconv::direct::tc_bwd_weight<GconvConfig, " << stride
-              << ">(p, workspace);\n}\n";
+              << name << "(gconv::ConvParams p" << (fwd ? "" : ", void* workspace") << ") {\n";
+            if (c.variant == Variant::BwdWeight)
+                s << "    gconv::direct::tc_bwd_weight<GconvConfig, " << stride
+                  << ">(p, workspace);\n}\n";
+            else
+                s << (fwd ? "" : "    (void)workspace;\n")
+                  << "    gconv::direct::" << (fwd ? "tc_forward" : "tc_bwd_data")
+                  << "<GconvConfig, 0, " << stride << ">(p);\n}\n";
         }
         return s.str();
     }

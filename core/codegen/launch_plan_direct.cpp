@@ -70,7 +70,9 @@ std::string direct_filter_entry_name(int filter, int stride) {
 }
 
 int direct_entry_filter(const KernelConfig& c, int filter) {
-    return is_direct_tc(c) && c.variant == Variant::BwdWeight ? k_direct_any_filter : filter;
+    return is_direct_tc(c) && (c.variant == Variant::BwdWeight || c.runtime_filter)
+               ? k_direct_any_filter
+               : filter;
 }
 
 std::size_t direct_weight_workspace_bytes(const KernelConfig& c, const Problem& p) {

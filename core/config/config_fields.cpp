@@ -106,6 +106,9 @@ std::vector<ConfigField> make_fields() {
                            &KernelConfig::double_smem_buffer));
     f.push_back(bool_field("split_image", "64-bit offsets over split output pieces (si)",
                            &KernelConfig::split_image));
+    f.push_back(bool_field("runtime_filter",
+                           "tensor-core direct entries read the filter size at run time (kx)",
+                           &KernelConfig::runtime_filter));
     f.push_back(bool_field("pad_m", "tail handling along M", &KernelConfig::pad_m));
     f.push_back(bool_field("pad_n", "tail handling along N", &KernelConfig::pad_n));
     f.push_back(bool_field("pad_k", "tail handling along K", &KernelConfig::pad_k));

@@ -45,6 +45,9 @@ struct KernelConfig {
 
     bool double_smem_buffer = false;
     bool split_image = false;
+    // The tensor-core direct K x K entries of forward and bwd_data read the filter size at run
+    // time (one entry per stride, the filter rows a loop) instead of one entry per size.
+    bool runtime_filter = false;
     // Tail handling per GEMM dim: a kernel without it supports only problems whose
     // dimension divides the tile (is_supported says so).
     bool pad_m = true;

@@ -105,6 +105,7 @@ std::string kernel_name(const KernelConfig& c) {
         n += "_gm" + std::to_string(c.num_groups_to_merge);
     if (c.double_smem_buffer) n += "_dsb";
     if (c.split_image) n += "_si";
+    if (c.runtime_filter) n += "_kx";
     if (c.split_k_mode == SplitKMode::TwoStage) n += "_2stage";
     return n;
 }
@@ -182,6 +183,8 @@ KernelConfig parse_kernel_name(std::string_view name) {
             c.double_smem_buffer = true;
         } else if (t == "si") {
             c.split_image = true;
+        } else if (t == "kx") {
+            c.runtime_filter = true;
         } else if (t == "2stage") {
             c.split_k_mode = SplitKMode::TwoStage;
         } else if (starts(t, "l") && t.size() > 1) {

@@ -64,6 +64,7 @@ public:
             thread_count();
             blocks_per_cu();
             direct();
+            runtime_filter();
             return std::move(reasons_);
         }
         if (c_.pipeline == Pipeline::DirectMma) {
@@ -78,6 +79,7 @@ public:
             thread_count();
             blocks_per_cu();
             direct_mma();
+            runtime_filter();
             return std::move(reasons_);
         }
         spatial_dims();
@@ -99,6 +101,7 @@ public:
         split_k();
         epilogue();
         wgmma();
+        runtime_filter();
         return std::move(reasons_);
     }
 
@@ -539,6 +542,21 @@ private:
         }
     }
 
+    // Only the tensor-core K x K entries of forward and bwd_data exist in both forms; every other
+    // kernel has one (GEMM and direct_mma: any filter; the FMA K x K entries unroll their taps;
+    // the tensor-core bwd_weight entries always read the size at run time).
+    void runtime_filter() {
+        if (!c_.runtime_filter) return;
+        if (!is_direct_tc(c_))
+            cull(Rule::RuntimeFilter, "true: only the tensor-core direct K x K entries (pipeline "
+                                      "direct, warp tile 16x8x16) come with the filter size "
+                                      "compiled in or read at run time; every other kernel has "
+                                      "one form");
+        else if (c_.variant == Variant::BwdWeight)
+            cull(Rule::RuntimeFilter, "true: the tensor-core bwd_weight entries always read the "
+                                      "filter size at run time (leave runtime_filter false)");
+    }
+
     // The tensor-core K x K entries of the direct pipeline (warp tile 16x8x16,
     // kernels/gconv_direct_tc.h): their own tile meaning (rows of m16 blocks x columns x channels).
     void direct_tc() {
@@ -686,6 +704,8 @@ std::string_view rule_id(Rule rule) {
         return "direct_pipeline";
     case Rule::DirectMma:
         return "direct_mma_pipeline";
+    case Rule::RuntimeFilter:
+        return "runtime_filter";
     }
     return "?";
 }

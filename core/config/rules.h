@@ -33,6 +33,7 @@ enum class Rule {
     Direct,
     Wgmma,
     DirectMma,
+    RuntimeFilter,
 };
 std::string_view rule_id(Rule rule);
 

@@ -3,7 +3,11 @@
 // depthwise K x K (K = 3, 5, 7; dilation 1, stride 1 or 2 along H and W, the stride-2 entries
 // named `_s2`): forward (tc_rows), bwd_data with stride 1 as the forward walk over dOut with the
 // filter rotated by 180 degrees (gconv_direct.h says why that is exact) and with stride 2 as four
-// phase convolutions (tc_data_s2), and bwd_weight (tc_weight).
+// phase convolutions (tc_data_s2), and bwd_weight (tc_weight). Forward and bwd_data entries have
+// the filter size compiled in (`gconv_direct_k<K>`: the walk unrolls its filter rows) or, with
+// the runtime_filter trait (`_kx` kernels), read it at run time (`gconv_direct_kx`: one entry per
+// stride, the filter rows a loop; a third of the compile time, each kernel timed against the
+// other); bwd_weight's entries always read it at run time.
 //
 // Why: a depthwise channel reduces over nothing but its own taps, so a GEMM over channels leaves
 // the tensor cores mostly idle (direct_mma's depthwise units are 1/8 useful) and the SIMT kernels
@@ -152,26 +156,40 @@ GCONV_DEVICE void stage_source(const typename S::T* src, int sH, int sW, int C, 
     stage_units<S, PlaneUnit>(units, load, store);
 }
 
-// The MMAs of one item for its 8 channels: filter rows r < rows (of at most ROWS), A of channel
-// c at a0 + c x a_channel + row_bytes(r) (ldmatrix rows from the lane's address), B (T_r) at
-// b0 + c x b_channel + r x one staged filter row.
+// The MMAs of one item for its 8 channels: filter rows r < rows, A of channel c at a0 + c x
+// a_channel + row_bytes(r) (ldmatrix rows from the lane's address), B (T_r) at b0 + c x b_channel
+// + r x one staged filter row. ROWS > 0 (the filter size compiled in): every row unrolled, rows
+// >= ROWS skipped, so the loads of the next rows overlap this row's MMAs. ROWS 0 (runtime_filter):
+// the rows are a loop whose step is one filter row of all 8 channels, 16 independent MMAs (each
+// channel's two accumulators), one body for every filter size.
 template <class S, int ROWS, class RowBytes>
 GCONV_DEVICE void item_mmas(float (&acc)[8][2][4], u32 a0, u32 a_channel, u32 b0, u32 b_channel,
                             int rows, RowBytes row_bytes) {
+    auto mmas = [&](int c, int r) {
+        const u32 a_at = a0 + c * a_channel + row_bytes(r);
+        u32 a[4], e[2];
+        mma::ldsm_x4(a, a_at);
+        mma::ldsm_x2_at<32>(e, a_at);
+        const u32 b_at = b0 + c * b_channel + static_cast<u32>(r * direct_tc::kBRowBytes);
+        const u32 b[2] = {mma::lds_u32<0>(b_at), mma::lds_u32<16>(b_at)};
+        const u32 a1[4] = {a[2], a[3], e[0], e[1]};
+        arch::mma_16816<S::IS_HALF>(acc[c][0], a, b);
+        arch::mma_16816<S::IS_HALF>(acc[c][1], a1, b);
+    };
+    if constexpr (ROWS > 0) {
 #pragma unroll
-    for (int c = 0; c < 8; ++c) {
+        for (int c = 0; c < 8; ++c) {
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            if (r >= rows) continue;
-            const u32 a_at = a0 + c * a_channel + row_bytes(r);
-            u32 a[4], e[2];
-            mma::ldsm_x4(a, a_at);
-            mma::ldsm_x2_at<32>(e, a_at);
-            const u32 b_at = b0 + c * b_channel + static_cast<u32>(r * direct_tc::kBRowBytes);
-            const u32 b[2] = {mma::lds_u32<0>(b_at), mma::lds_u32<16>(b_at)};
-            const u32 a1[4] = {a[2], a[3], e[0], e[1]};
-            arch::mma_16816<S::IS_HALF>(acc[c][0], a, b);
-            arch::mma_16816<S::IS_HALF>(acc[c][1], a1, b);
+            for (int r = 0; r < ROWS; ++r) {
+                if (r >= rows) continue;
+                mmas(c, r);
+            }
+        }
+    } else {
+#pragma unroll 1
+        for (int r = 0; r < rows; ++r) {
+#pragma unroll
+            for (int c = 0; c < 8; ++c) mmas(c, r);
         }
     }
 }
@@ -199,21 +217,24 @@ GCONV_DEVICE TcTile tc_tile(const ConvParams& p, const direct_tc::Geometry<int>&
             channel_block<S>(p) * S::TN, tile < g.tiles};
 }
 
-// Stages the block's filter rows: ROWS rows of 2 kBRow elements per channel, [channel][row]
-// [element]; element i of row `row` holds the filter tap tap(row, i) (r x K + s of the stored
-// KS x KS filter) or zero for -1 and past C. A thread builds whole rows: with the element index
+// Stages the block's filter rows: `rows` rows (ROWS when the filter size is compiled in, else 0)
+// of 2 kBRow elements per channel, [channel][row][element]; element i of row `row` holds the
+// filter tap tap(row, i) (r x K + s of the stored filter of `taps` elements) or zero for -1 and
+// past C. A thread builds whole rows: with the element index
 // a constant of the unrolled loop, tap() folds to a few compares per element, and a row leaves
 // as six 16-byte stores. (One element per thread spent most of a small tile's instructions on
 // index arithmetic and 2-byte stores: about 5,600 per warp of a 2-warp block, against 112 MMAs.)
-template <class S, int KS, int ROWS, class Tap>
-GCONV_DEVICE void stage_filter_rows(const ConvParams& p, u16* brows, int ch0, Tap tap) {
+template <class S, int ROWS, class Tap>
+GCONV_DEVICE void stage_filter_rows(const ConvParams& p, u16* brows, int ch0, int rows, int taps,
+                                    Tap tap) {
     constexpr int ROW = 2 * direct_tc::kBRow;
     static_assert(ROW % 8 == 0, "a staged filter row is whole 16-byte vectors");
+    const int R = ROWS > 0 ? ROWS : rows;
     const u16* wei = static_cast<const u16*>(p.wei);
-    for (int pair = static_cast<int>(threadIdx.x); pair < S::TN * ROWS; pair += S::THREADS) {
-        const int cl = pair / ROWS, row = pair - cl * ROWS;
+    for (int pair = static_cast<int>(threadIdx.x); pair < S::TN * R; pair += S::THREADS) {
+        const int cl = pair / R, row = pair - cl * R;
         const bool live = ch0 + cl < p.C;
-        const u16* w = wei + (live ? ch0 + cl : 0) * KS * KS;
+        const u16* w = wei + (live ? ch0 + cl : 0) * taps;
         Raw<16>* out = reinterpret_cast<Raw<16>*>(brows + pair * ROW);
 #pragma unroll
         for (int v = 0; v < ROW / 8; ++v) {
@@ -273,10 +294,12 @@ GCONV_DEVICE void store_item(const float (&acc)[8][2][4], typename S::T* dst, in
         }
 }
 
-// Forward (stride 1 or 2 along H and W) and bwd_data with stride 1.
-template <class Cfg, int KS, bool BWD, int STRIDE = 1>
+// Forward (stride 1 or 2 along H and W) and bwd_data with stride 1; filter size KF, or 0: read
+// at run time (p.X).
+template <class Cfg, int KF, bool BWD, int STRIDE = 1>
 GCONV_DEVICE void tc_rows(const ConvParams& p) {
     typedef TcShape<Cfg> S;
+    const int KS = KF > 0 ? KF : p.X;
     const int sH = BWD ? p.Ho : p.Hi, sW = BWD ? p.Wo : p.Wi;
     const int dH = BWD ? p.Hi : p.Ho, dW = BWD ? p.Wi : p.Wo;
     const int pad_h = BWD ? KS - 1 - p.pad_h : p.pad_h;
@@ -301,7 +324,7 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
                            plane);
     // [phase f][filter row r]: tap (r, stride x d + f) at Toeplitz offset d; bwd_data rotated.
     // With stride 1 the row is the filter row itself: taps fold to constants per element.
-    stage_filter_rows<S, KS, P * KS>(p, brows, ch0, [](int row, int i) {
+    stage_filter_rows<S, P * KF>(p, brows, ch0, P * KS, KS * KS, [&](int row, int i) {
         const int f = P == 1 ? 0 : row / KS, r = P == 1 ? row : row % KS;
         const int s = direct_tc::b_row_tap(i, KS, P, f);
         if (s < 0) return -1;
@@ -328,7 +351,7 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
         // registers.
 #pragma unroll 1
         for (int f = 0; f < P; ++f)
-            item_mmas<S, KS>(
+            item_mmas<S, KF>(
                 acc,
                 wk.planes + wk.a_lane +
                     static_cast<u32>(((o * 8 * P + f) * plane + rb * 16 * g.row_stride + cp * 16) *
@@ -352,9 +375,11 @@ GCONV_DEVICE void tc_rows(const ConvParams& p) {
 // TH x TW positions (a, b) of all four phases: it stages dOut once (TH + span rows, zeros outside
 // the image) and runs the four phases over it, each with its own filter rows (the column offset
 // of a phase is folded into its Toeplitz rows, so every A read stays 16-byte aligned).
-template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
+template <class Cfg, int KF> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
     typedef TcShape<Cfg> S;
-    constexpr int EM = (KS + 1) / 2; // most taps of a phase along an axis
+    const int KS = KF > 0 ? KF : p.X;
+    constexpr int EMF = (KF + 1) / 2;
+    const int EM = (KS + 1) / 2; // most taps of a phase along an axis
     const direct_tc::DataS2Axis ay = direct_tc::data_s2_axis(KS, p.pad_h);
     const direct_tc::DataS2Axis ax = direct_tc::data_s2_axis(KS, p.pad_w);
     // Per-phase values by selection: indexed at run time the axes' arrays would live in local
@@ -374,7 +399,7 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
     stage_source<S, 1, 1>(static_cast<const typename S::T*>(p.out), p.Ho, p.Wo, p.C, n,
                           h0 - ay.lead, w0 - ax.lead, ch0, g, g.cols + ax.span, planes, plane);
     // [phase py * 2 + px][tap row e'y]: tap e'x of the phase at Toeplitz offset offset + e'x.
-    stage_filter_rows<S, KS, 4 * EM>(p, brows, ch0, [&](int row, int i) {
+    stage_filter_rows<S, 4 * EMF>(p, brows, ch0, 4 * EM, KS * KS, [&](int row, int i) {
         const int ph = row / EM, py = ph >> 1, px = ph & 1, ey = row % EM;
         const int ex = direct_tc::b_row_offset(i) - pick(ax.offset, px);
         const int ty = pick(ay.taps, py), tx = pick(ax.taps, px);
@@ -398,7 +423,7 @@ template <class Cfg, int KS> GCONV_DEVICE void tc_data_s2(const ConvParams& p) {
             const int py = ph >> 1, px = ph & 1;
             float acc[8][2][4];
             zero<S>(acc);
-            item_mmas<S, EM>(
+            item_mmas<S, EMF>(
                 acc,
                 wk.planes + wk.a_lane +
                     static_cast<u32>(((o * 8) * plane +
@@ -605,14 +630,16 @@ GCONV_DEVICE void tc_weight(const ConvParams& p, void* workspace) {
     finish_channel_block<Cfg, S::THREADS>(p, workspace, ch0, KS * KS, S::TN);
 }
 
-template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_forward(const ConvParams& p) {
-    tc_rows<Cfg, KS, false, STRIDE>(p);
+// KF: the filter size compiled in (an entry per size, `gconv_direct_k<K>`), or 0: read at run
+// time (runtime_filter, one entry per stride, `gconv_direct_kx`).
+template <class Cfg, int KF, int STRIDE = 1> GCONV_DEVICE void tc_forward(const ConvParams& p) {
+    tc_rows<Cfg, KF, false, STRIDE>(p);
 }
-template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void tc_bwd_data(const ConvParams& p) {
+template <class Cfg, int KF, int STRIDE = 1> GCONV_DEVICE void tc_bwd_data(const ConvParams& p) {
     if constexpr (STRIDE == 2)
-        tc_data_s2<Cfg, KS>(p);
+        tc_data_s2<Cfg, KF>(p);
     else
-        tc_rows<Cfg, KS, true>(p);
+        tc_rows<Cfg, KF, true>(p);
 }
 template <class Cfg, int STRIDE = 1>
 GCONV_DEVICE void tc_bwd_weight(const ConvParams& p, void* workspace) {

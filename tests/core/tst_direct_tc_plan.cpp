@@ -288,6 +288,61 @@ private slots:
             QVERIFY(src.find("staged_") == std::string::npos);
         }
     }
+
+    void runtime_filter_gives_one_entry_per_stride_for_every_filter_size() {
+        for (Variant v : {Variant::Forward, Variant::BwdData}) {
+            KernelConfig k = tc(v);
+            k.runtime_filter = true;
+            QVERIFY2(rules_of(k).empty(), qPrintable(joined(rules_of(k))));
+            const std::string name = kernel_name(k);
+            QVERIFY2(name.size() > 3 && name.substr(name.size() - 3) == "_kx", name.c_str());
+            QCOMPARE(parse_kernel_name(name), k);
+            for (int f : {3, 5, 7})
+                for (int stride : {1, 2}) {
+                    Problem p = depthwise(2, 64, 28, 28, f, f / 2);
+                    p.stride_h = p.stride_w = stride;
+                    const SupportCheck s = is_supported(k, p);
+                    QVERIFY2(s.ok, s.reason.c_str());
+                    QCOMPARE(plan_sequence(k, p).steps[0].kernel.entry,
+                             direct_filter_entry_name(k_direct_any_filter, stride));
+                    // The per-size kernel of the same tile keeps an entry per size.
+                    QCOMPARE(direct_entry_name(tc(v), p), direct_filter_entry_name(f, stride));
+                }
+            const std::string src = generate_kernel_source(k);
+            const std::string call =
+                std::string(v == Variant::Forward ? "tc_forward" : "tc_bwd_data") +
+                "<GconvConfig, 0, ";
+            for (int stride : {1, 2}) {
+                const std::string entry = direct_filter_entry_name(k_direct_any_filter, stride);
+                QVERIFY2(src.find(entry + "(") != std::string::npos, entry.c_str());
+                QVERIFY2(src.find(call + std::to_string(stride) + ">(p)") != std::string::npos,
+                         src.c_str());
+            }
+            for (int f : k_direct_filters)
+                QVERIFY(src.find("gconv_direct_k" + std::to_string(f)) == std::string::npos);
+            // A run that knows its problems builds only the entries they launch.
+            ModuleEntries one;
+            one.all = false;
+            one.names.insert(direct_filter_entry_name(k_direct_any_filter, 2));
+            const std::string s2 = generate_kernel_source(k, one);
+            QVERIFY(s2.find("gconv_direct_kx_s2(") != std::string::npos);
+            QVERIFY(s2.find("gconv_direct_kx(") == std::string::npos);
+        }
+        // Every other kernel has one form: the rules say so.
+        KernelConfig weight = tc(Variant::BwdWeight);
+        weight.runtime_filter = true;
+        QVERIFY2(joined(rules_of(weight)).contains("always read the filter size"),
+                 qPrintable(joined(rules_of(weight))));
+        KernelConfig simt = tc();
+        simt.warp_tile_m = simt.warp_tile_n = 32;
+        simt.runtime_filter = true;
+        QVERIFY2(joined(rules_of(simt)).contains("only the tensor-core direct K x K entries"),
+                 qPrintable(joined(rules_of(simt))));
+        KernelConfig gemm;
+        gemm.runtime_filter = true;
+        QVERIFY2(joined(rules_of(gemm)).contains("only the tensor-core direct K x K entries"),
+                 qPrintable(joined(rules_of(gemm))));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestDirectTcPlan)

@@ -56,6 +56,18 @@ private slots:
         QVERIFY2(r.out.contains("2 passed, 0 failed"), qPrintable(r.out));
     }
 
+    // The same tile reading the filter size at run time (runtime_filter): one entry per stride
+    // serves the 3x3 and the strided 5x5.
+    void a_runtime_filter_kernel_passes_through_its_two_entries() {
+        const Run r = emulate({"--kernel", QString(k_kernel) + "_kx", "--problems-file", problems_},
+                              dir_.path());
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out.count(QStringLiteral("PASS  ")), 2);
+        QVERIFY2(r.out.contains("gconv_direct_kx  ") && r.out.contains("gconv_direct_kx_s2  "),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("2 passed, 0 failed"), qPrintable(r.out));
+    }
+
     void refusals_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("code");

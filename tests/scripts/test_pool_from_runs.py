@@ -2,7 +2,8 @@
 """bench/pool_from_runs.py on generated runs: it keeps exactly the kernels within --within percent
 of each problem's best verified latency (failed and unverified cells never count), lets other
 pools' runs (--against) set the best without keeping their kernels, writes the kept tiles and
-block_per_cu values into the base config, and refuses runs without a verified cell."""
+block_per_cu and runtime_filter values into the base config, and refuses runs without a verified
+cell."""
 import csv
 import json
 import os
@@ -16,8 +17,8 @@ SOURCE = os.environ.get("GCONV_SOURCE_DIR",
 SCRIPT = os.path.join(SOURCE, "bench", "pool_from_runs.py")
 
 
-def name(m, n, k, wave, bpc=1):
-    suffix = f"_bpc{bpc}" if bpc > 1 else ""
+def name(m, n, k, wave, bpc=1, kx=False):
+    suffix = (f"_bpc{bpc}" if bpc > 1 else "") + ("_kx" if kx else "")
     return (f"grouped_conv_forward_bf16_2d_{m}x{n}x{k}_direct_intrawave_w{wave}x1x1_wt16x8x16"
             f"_v8x8x8{suffix}")
 
@@ -97,6 +98,31 @@ class PoolFromRuns(unittest.TestCase):
                  for t in json.load(open(out))["trait_config"]["tile"]["values"]}
         self.assertEqual(tiles, {(512, 2), (1024, 4)})  # b near p1's best, a p2's, b p3's
         self.assertIn("p1: best " + c, p.stdout)
+
+    def test_runtime_filter_values_follow_the_kept_kernels(self):
+        per_k, kx = name(1024, 16, 1, 4), name(1024, 16, 1, 4, kx=True)
+        slow_kx = name(512, 8, 1, 2, kx=True)
+        with open(self.base) as f:
+            base = json.load(f)
+        base["trait_config"]["runtime_filter"] = {"values": [False, True]}
+        with open(self.base, "w") as f:
+            json.dump(base, f)
+        # Only per-size kernels near the best: the axis keeps false alone.
+        p, out = self.run_script([(per_k, "p1", "1.00", "ok", "true"),
+                                  (kx, "p1", "1.20", "ok", "true")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.load(open(out))["trait_config"]["runtime_filter"],
+                         {"values": [False]})
+        # A kx kernel best on one problem, a per-size one on another: both values.
+        p, out = self.run_script([(per_k, "p1", "1.00", "ok", "true"),
+                                  (kx, "p1", "1.20", "ok", "true"),
+                                  (slow_kx, "p2", "0.50", "ok", "true"),
+                                  (per_k, "p2", "0.90", "ok", "true")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        config = json.load(open(out))["trait_config"]
+        self.assertEqual(config["runtime_filter"], {"values": [False, True]})
+        self.assertEqual(len(config["tile"]["values"]), 2)
+        self.assertIn("2 kernels kept: 2 tiles x 1 block_per_cu x 2 runtime_filter", p.stdout)
 
     def test_nothing_near_the_other_pools_is_refused(self):
         a, c = name(1024, 16, 1, 4), name(256, 32, 1, 8)

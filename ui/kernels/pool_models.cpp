@@ -135,6 +135,10 @@ void PoolTableModel::addConfigColumns(std::function<const KernelConfig&(int)> co
         tr("si"), tr("split_image"), [](const KernelConfig& c) { return yesNo(c.split_image); },
         [](const KernelConfig& c) { return int(c.split_image); }, false);
     add(
+        tr("kx"), tr("runtime_filter: the filter size read at run time"),
+        [](const KernelConfig& c) { return yesNo(c.runtime_filter); },
+        [](const KernelConfig& c) { return int(c.runtime_filter); }, false);
+    add(
         tr("wg"), tr("num_wave_groups"), [](const KernelConfig& c) { return c.num_wave_groups; },
         none, true);
     add(

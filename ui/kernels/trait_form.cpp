@@ -170,6 +170,8 @@ TraitForm::TraitForm(QWidget* parent) : QWidget(parent) {
     addEditor(form, new CheckableValueList({"double_smem_buffer"}, boolChoices()),
               "double_smem_buffer (dsb)");
     addEditor(form, new CheckableValueList({"split_image"}, boolChoices()), "split_image (si)");
+    addEditor(form, new CheckableValueList({"runtime_filter"}, boolChoices()),
+              "runtime_filter (kx)");
 
     section(outer, tr("Tail handling"), &form);
     for (const char* key : {"pad_m", "pad_n", "pad_k"})

@@ -29,8 +29,8 @@ const std::vector<KernelTrait>& kernel_traits() {
     static const std::vector<KernelTrait> all{
         KernelTrait::Pipeline,      KernelTrait::Scheduler,        KernelTrait::Tile,
         KernelTrait::Epilogue,      KernelTrait::DoubleSmemBuffer, KernelTrait::SplitImage,
-        KernelTrait::GroupsToMerge, KernelTrait::VectorWidths,     KernelTrait::WarpTile,
-        KernelTrait::WaveLayout};
+        KernelTrait::RuntimeFilter, KernelTrait::GroupsToMerge,    KernelTrait::VectorWidths,
+        KernelTrait::WarpTile,      KernelTrait::WaveLayout};
     return all;
 }
 
@@ -48,6 +48,8 @@ std::string_view to_string(KernelTrait trait) {
         return "dsb";
     case KernelTrait::SplitImage:
         return "si";
+    case KernelTrait::RuntimeFilter:
+        return "kx";
     case KernelTrait::GroupsToMerge:
         return "gm";
     case KernelTrait::VectorWidths:
@@ -74,6 +76,8 @@ std::string trait_value(const KernelConfig& c, KernelTrait trait) {
         return c.double_smem_buffer ? "dsb" : "no dsb";
     case KernelTrait::SplitImage:
         return c.split_image ? "si" : "no si";
+    case KernelTrait::RuntimeFilter:
+        return c.runtime_filter ? "kx" : "no kx";
     case KernelTrait::GroupsToMerge:
         return "gm" + std::to_string(c.num_groups_to_merge);
     case KernelTrait::VectorWidths:

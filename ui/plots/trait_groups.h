@@ -16,6 +16,7 @@ enum class KernelTrait {
     Epilogue,
     DoubleSmemBuffer,
     SplitImage,
+    RuntimeFilter,
     GroupsToMerge,
     VectorWidths,
     WarpTile,
