@@ -12,7 +12,8 @@
 #              bash regex, keeps the pools whose config name matches it). All six take longer
 #              than one call: the three 3D sets ran in 192 s, bwd_weight_2d alone past 200 s
 #              (H200, session 15), so split them over calls with GCONV_CLASSES and
-#              GCONV_LIMIT_CLASSES
+#              GCONV_LIMIT_CLASSES; GCONV_CLASS_PROBLEMS=test_validation runs the sets'
+#              problems/<set>_test_validation.json instead of the baseline shapes
 #   mma_verify scripts/device/verify_direct_mma.sh with GCONV_VERIFY_ONLY=1 for every direction,
 #              2D and 3D (every direct_mma pool on its test_validation set and extra shapes)
 #   tc         scripts/device/verify_staged.sh on the tensor-core direct exploration pools
@@ -32,6 +33,9 @@
 #              best of pool against cuDNN on the baseline shapes)
 #   compile    bench/compile_time.py over whole pools (GCONV_COMPILE_CONFIGS, default forward_bf16,
 #              bwd_data, bwd_weight) on every core, cold cache then cached
+#   holdout    scripts/device/holdout.sh: every forward pool on 20 probes of
+#              problems/validation_holdout.json, the kernels near each probe's best on all 300
+#              shapes (221 dense) with cuDNN, the class report (GCONV_HOLDOUT_* as it says)
 #   gpu_tests  scripts/device/gpu_tests.sh (the Qt Test GPU suites; carry .qt)
 # usage (on the GPU machine, carry .deps [and .qt]): GCONV_ONLY=overhead,wgmma scripts/device/check_all.sh
 set -uo pipefail
@@ -62,6 +66,14 @@ sample() {
   python3 bench/report.py "$1"/verify_*.csv
 }
 
+class_problems() {
+  if [ "${GCONV_CLASS_PROBLEMS:-baseline}" = test_validation ]; then
+    echo "problems/$1_test_validation.json"
+  else
+    echo "bench/baselines/baseline_$1.json"
+  fi
+}
+
 classes() {
   local set v d cfg pools
   for set in ${GCONV_CLASSES:-forward_2d forward_3d bwd_data_2d bwd_data_3d bwd_weight_2d bwd_weight_3d}; do
@@ -76,7 +88,7 @@ classes() {
       [ -f configs/$cfg.json ] || continue
       [[ $cfg =~ ${GCONV_CLASS_POOLS:-.} ]] || continue
       $bench --variant $v --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
-        --baseline cudnn --config configs/$cfg.json --problems-file bench/baselines/baseline_$set.json \
+        --baseline cudnn --config configs/$cfg.json --problems-file "$(class_problems $set)" \
         --output "$1/base_${set}_$cfg.csv" 2>&1 | tail -1
     done
   done
@@ -130,7 +142,7 @@ for part in "${parts[@]}"; do
     wgmma_bwd_data|wgmma_bwd_weight)
       OUT="$out/$part" GCONV_VARIANT=${part#wgmma_} timeout "$(limit $part 200)" scripts/device/verify_wgmma.sh ;;
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
-    classes) export -f classes; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
+    classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     mma_verify)
       for d in 2d 3d; do for v in forward bwd_data bwd_weight; do
         OUT="$out/$part" GCONV_VERIFY_ONLY=1 GCONV_DIMS=$d GCONV_VARIANT=$v \
@@ -149,6 +161,7 @@ for part in "${parts[@]}"; do
     direct) OUT="$out/$part" timeout "$(limit $part 300)" scripts/device/verify_direct.sh ;;
     compile) timeout "$(limit $part 120)" python3 bench/compile_time.py --bench $bench --kernels 100000 \
                --workers "$(nproc)" --arch sm_90a ${GCONV_COMPILE_CONFIGS:-configs/forward_bf16.json configs/bwd_data.json configs/bwd_weight.json} ;;
+    holdout) OUT="$out/$part" GCONV_BENCH=$bench timeout "$(limit $part 540)" scripts/device/holdout.sh ;;
     gpu_tests) OUT="$out/$part" timeout "$(limit $part 200)" scripts/device/gpu_tests.sh ;;
     *) echo "check_all.sh: unknown part '$part'" >&2; exit 2 ;;
   esac

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Best of the shipped pools against cuDNN over a large problem set (issue 7's report over
+# validation_holdout: 300 forward shapes, 221 of them dense) in two passes that fit one device
+# call: every pool on a few probes spread over the set's classes (bench/shortlist.py probes), then
+# only the kernels within GCONV_WITHIN percent of some probe's best (at most GCONV_TOP per probe;
+# bench/shortlist.py kernels) on the whole set with cuDNN timed beside them, and the class report
+# over that second pass (a lower bound of best of every pool: a kernel that won no probe is not
+# run). Every cell is verified; the runs, the probes and the shortlist stay under $OUT.
+# env: GCONV_HOLDOUT_SET (default problems/validation_holdout.json), GCONV_PROBES (20),
+#      GCONV_WITHIN (5), GCONV_TOP (4), GCONV_HOLDOUT_POOLS (configs/*.json names; default every
+#      pool of the set's direction), GCONV_BENCH + GCONV_WORKER + GCONV_ARCH (a build and worker of
+#      your own instead of building build/device, for example the fake worker of the tests).
+# usage (on the GPU machine, carry .deps): OUT=/tmp/o scripts/device/holdout.sh
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+if [ -n "${GCONV_BENCH:-}" ]; then
+  bench=$GCONV_BENCH
+else
+  build_tools "$out/build.log" gconv-bench gconv-worker
+fi
+set_file=${GCONV_HOLDOUT_SET:-problems/validation_holdout.json}
+variant=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['direction'])" "$set_file") || exit 1
+case $variant in
+  forward) pools="forward_bf16 forward_bf16_3d forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_direct_mma forward_bf16_3d_direct_mma forward_direct forward_direct_staged forward_direct_tc" ;;
+  bwd_data) pools="bwd_data bwd_data_3d bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_direct bwd_data_direct_mma bwd_data_3d_direct_mma bwd_data_direct_staged bwd_data_direct_tc" ;;
+  bwd_weight) pools="bwd_weight bwd_weight_3d bwd_weight_wgmma bwd_weight_direct bwd_weight_direct_mma bwd_weight_3d_direct_mma bwd_weight_direct_tc" ;;
+  *) echo "holdout.sh: $set_file: unknown direction '$variant'" >&2; exit 1 ;;
+esac
+pools=${GCONV_HOLDOUT_POOLS:-$pools}
+worker=()
+[ -n "${GCONV_WORKER:-}" ] && worker=(--worker "$GCONV_WORKER")
+
+# run LABEL CONFIG PROBLEMS [ARGS...]: one pool on a problem file into $out/LABEL_<pool>.csv; a
+# pool the filter leaves empty is skipped (gconv-bench says so).
+run() {
+  local label=$1 cfg=$2 problems=$3 log
+  shift 3
+  log=$("$bench" --variant "$variant" --arch "${GCONV_ARCH:-auto}" --progress none \
+    --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 "${worker[@]}" \
+    --config "configs/$cfg.json" --problems-file "$problems" \
+    --output "$out/${label}_$cfg.csv" "$@" 2>&1)
+  local rc=$?
+  if grep -q "no kernel left" <<< "$log"; then
+    echo "$label $cfg: no kernel of the shortlist"
+    return 0
+  fi
+  echo "$label $cfg: $(tail -1 <<< "$log") (exit $rc)"
+}
+
+t0=$(date +%s)
+python3 bench/shortlist.py probes "$set_file" --count "${GCONV_PROBES:-20}" -o "$out/probes.json" || exit 1
+for cfg in $pools; do run probe "$cfg" "$out/probes.json"; done
+echo "probes: $(( $(date +%s) - t0 )) s"
+python3 bench/shortlist.py kernels --within "${GCONV_WITHIN:-5}" --top "${GCONV_TOP:-4}" \
+  -o "$out/shortlist.txt" "$out"/probe_*.csv || exit 1
+t1=$(date +%s)
+for cfg in $pools; do
+  run set "$cfg" "$set_file" --filter-file "$out/shortlist.txt" --baseline cudnn
+done
+echo "set: $(( $(date +%s) - t1 )) s"
+python3 bench/report.py --classes --shapes --markdown "$out"/set_*.csv | tee "$out/classes.md"
+python3 bench/report.py --best "$out"/set_*.csv > "$out/best.md"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# scripts/device/holdout.sh end to end on the fake worker: probes of a small mixed set, every
+# pool on them, the shortlist as a filter, the shortlisted kernels on the whole set with the
+# (fake) cuDNN beside them, and a class report with a row per class of the set.
+# usage: test_holdout.sh GCONV-BENCH FAKE-WORKER
+set -euo pipefail
+bench=$(realpath "$1") worker=$(realpath "$2")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/set.json" <<'EOF'
+{"key": "mixed", "direction": "forward", "problems": [
+ {"N": 2, "C": 64, "K": 64, "G": 64, "Hi": 14, "Wi": 14, "Y": 3, "X": 3, "pad_h": 1, "pad_w": 1, "layer": "dw_a"},
+ {"N": 4, "C": 96, "K": 96, "G": 96, "Hi": 28, "Wi": 28, "Y": 7, "X": 7, "pad_h": 3, "pad_w": 3, "layer": "dw_b"},
+ {"N": 2, "C": 128, "K": 128, "G": 1, "Hi": 14, "Wi": 14, "Y": 1, "X": 1, "layer": "dense_a"},
+ {"N": 4, "C": 256, "K": 256, "G": 1, "Hi": 14, "Wi": 14, "Y": 1, "X": 1, "layer": "dense_b"},
+ {"N": 8, "C": 256, "K": 128, "G": 1, "Hi": 28, "Wi": 28, "Y": 1, "X": 1, "layer": "dense_c"}]}
+EOF
+OUT="$tmp/out" GCONV_BENCH="$bench" GCONV_WORKER="$worker" GCONV_ARCH=sm_90a \
+  GCONV_HOLDOUT_SET="$tmp/set.json" GCONV_PROBES=2 GCONV_TOP=1 \
+  GCONV_HOLDOUT_POOLS="forward_direct_tc forward_bf16_pingpong_wgmma" \
+  "$src/scripts/device/holdout.sh" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+fail() { echo "FAIL: $*"; cat "$tmp/log"; exit 1; }
+# One probe per class (depthwise, dense), the median FLOPs of each.
+probes=$(python3 -c "import json,sys; print(' '.join(p['layer'] for p in json.load(open(sys.argv[1]))['problems']))" "$tmp/out/probes.json")
+[ "$probes" = "dense_b dw_b" ] || fail "probes '$probes'"
+# One kernel per probe: two names.
+grep -q "^c.name in \['grouped_conv_forward_bf16_2d_[^']*', 'grouped_conv_forward_bf16_2d_[^']*'\]$" \
+  "$tmp/out/shortlist.txt" || fail "shortlist: $(cat "$tmp/out/shortlist.txt")"
+# The whole set ran on the shortlist only, with the baseline beside every cell.
+python3 - "$tmp/out" "$tmp/out/shortlist.txt" <<'PY' || fail "set runs"
+import csv, glob, re, sys
+listed = set(re.findall(r"'([^']*)'", open(sys.argv[2]).read()))
+rows = [r for f in glob.glob(sys.argv[1] + "/set_*.csv") for r in csv.DictReader(open(f))]
+assert rows and all(r["kernel"] in listed for r in rows), "a kernel outside the shortlist"
+assert {r["layer"] for r in rows if r["status"] == "ok"} == {"dw_a", "dw_b", "dense_a", "dense_b", "dense_c"}
+assert all(r["baseline_ms"] for r in rows if r["status"] == "ok"), "a cell without baseline_ms"
+PY
+grep -q "| forward | depthwise | 2D | 2 |" "$tmp/out/classes.md" || fail "no depthwise class row"
+grep -q "| forward | dense | 2D | 3 |" "$tmp/out/classes.md" || fail "no dense class row"
+echo "holdout.sh: probes, shortlist, set runs and class report as expected"
