@@ -6,7 +6,7 @@
 // phase convolutions (tc_data_s2), and bwd_weight (tc_weight). Forward and bwd_data entries have
 // the filter size compiled in (`gconv_direct_k<K>`: the walk unrolls its filter rows) or, with
 // the runtime_filter trait (`_kx` kernels), read it at run time (`gconv_direct_kx`: one entry per
-// stride, the filter rows a loop; a third of the compile time, each kernel timed against the
+// stride, the filter rows a loop; about half the compile time, each kernel timed against the
 // other); bwd_weight's entries always read it at run time.
 //
 // Why: a depthwise channel reduces over nothing but its own taps, so a GEMM over channels leaves
@@ -220,10 +220,10 @@ GCONV_DEVICE TcTile tc_tile(const ConvParams& p, const direct_tc::Geometry<int>&
 // Stages the block's filter rows: `rows` rows (ROWS when the filter size is compiled in, else 0)
 // of 2 kBRow elements per channel, [channel][row][element]; element i of row `row` holds the
 // filter tap tap(row, i) (r x K + s of the stored filter of `taps` elements) or zero for -1 and
-// past C. A thread builds whole rows: with the element index
-// a constant of the unrolled loop, tap() folds to a few compares per element, and a row leaves
-// as six 16-byte stores. (One element per thread spent most of a small tile's instructions on
-// index arithmetic and 2-byte stores: about 5,600 per warp of a 2-warp block, against 112 MMAs.)
+// past C. A thread builds whole rows: with the element index a constant of the unrolled loop,
+// tap() folds to a few compares per element, and a row leaves as six 16-byte stores. (One
+// element per thread spent most of a small tile's instructions on index arithmetic and 2-byte
+// stores: about 5,600 per warp of a 2-warp block, against 112 MMAs.)
 template <class S, int ROWS, class Tap>
 GCONV_DEVICE void stage_filter_rows(const ConvParams& p, u16* brows, int ch0, int rows, int taps,
                                     Tap tap) {
