@@ -66,6 +66,18 @@ class AbTable(unittest.TestCase):
         self.assertEqual(self.row(out, "s3")[2:5], ["-", "0.0050", "-"])
         self.assertIn("geomean over 1 shapes both ran: new / base 2.000x", out)
 
+    def test_two_kinds_of_kernel_of_one_run(self):
+        rows = [("t1", "forward", "s1", "0.0200", "ok", "true", "0.0300"),
+                ("t1_kx", "forward", "s1", "0.0100", "ok", "true", "0.0300"),
+                ("t2", "forward", "s2", "0.0100", "ok", "true", "0.0300"),
+                ("t2_kx", "forward", "s2", "0.0400", "ok", "true", "0.0300")]
+        run = self.runs("one.csv", rows)
+        p = subprocess.run([sys.executable, SCRIPT, "--base", run, "--new", run, "--base-match",
+                            "(?<!_kx)$", "--new-match", "_kx$"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.row(p.stdout, "s1")[2:5], ["0.0200", "0.0100", "2.00x"])
+        self.assertEqual(self.row(p.stdout, "s2")[2:5], ["0.0100", "0.0400", "0.25x"])
+
 
 if __name__ == "__main__":
     unittest.main()
