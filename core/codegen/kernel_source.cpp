@@ -72,12 +72,14 @@ bool reduces_through_workspace(const KernelConfig& c) {
 } // namespace
 
 bool finishes_in_block(const KernelConfig& c) {
-    return reduces_through_workspace(c) && !is_direct(c) && !is_direct_mma(c) && !uses_wgmma(c);
+    // 2stage keeps its finish kernel (kernels/gconv_bwd_weight.h OutputOf says why).
+    return reduces_through_workspace(c) && c.split_k_mode == SplitKMode::Atomic && !is_direct(c) &&
+           !is_direct_mma(c) && !uses_wgmma(c);
 }
 
 bool has_finish_kernel(const KernelConfig& c) {
     // The direct pipelines' last block of each channel block converts its slice itself, the
-    // GEMM pipelines' last block of each tile its tile.
+    // GEMM pipelines' last block of each tile with atomic its tile.
     return reduces_through_workspace(c) && !is_direct_mma(c) && !is_direct(c) &&
            !finishes_in_block(c);
 }
@@ -88,7 +90,7 @@ std::size_t bwd_weight_ticket_bytes(const KernelConfig& c, const Problem& p) {
     const auto tiles_along = [](int64_t n, int64_t tile) { return (n + tile - 1) / tile; };
     const int64_t tiles =
         p.G * tiles_along(p.k_per_group(), c.tile_m) * tiles_along(n_total, c.tile_n);
-    return static_cast<std::size_t>((tiles * 4 + 255) / 256 * 256);
+    return static_cast<std::size_t>(tiles * 4);
 }
 
 std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& entries) {

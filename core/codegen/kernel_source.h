@@ -13,16 +13,16 @@ namespace gconv {
 // Entry point of every generated kernel TU: extern "C" __global__ void <name>(ConvParams).
 std::string_view kernel_entry_name();
 // Second kernel of a bwd_weight module whose split-K reduction goes through an fp32
-// workspace (two_stage, or atomic with a bf16 / fp16 dW): sums the slices and converts. Only
-// the wgmma pipeline still needs it: on the mma.sync GEMM pipelines the block that stores last
-// to a tile converts it (finishes_in_block), on the direct pipelines (direct, direct_mma, the
+// workspace (two_stage, or atomic with a bf16 / fp16 dW): sums the slices and converts. two_stage
+// and the wgmma pipeline need it: with atomic on the mma.sync GEMM pipelines the block that adds
+// last to a tile converts it (finishes_in_block), on the direct pipelines (direct, direct_mma, the
 // tensor-core entries) the block that adds last to a channel block its slice
 // (codegen/direct_plan.h direct_weight_workspace_bytes).
 std::string_view finish_entry_name();
 bool has_finish_kernel(const KernelConfig& config);
-// A bwd_weight GEMM kernel (mma.sync) whose reduction goes through the fp32 workspace: its
-// blocks finish the tiles themselves, with one ticket per tile at the start of the workspace
-// (bwd_weight_ticket_bytes, zeroed per run; kernels/gconv_bwd_weight.h ticket_bytes()).
+// A bwd_weight GEMM kernel (mma.sync) with atomic adds into the fp32 workspace: its blocks
+// finish the tiles themselves, with one ticket per tile after the fp32 sums (bwd_weight_ticket_
+// bytes, zeroed with them per run; kernels/gconv_bwd_weight.h finish_tile()).
 bool finishes_in_block(const KernelConfig& config);
 struct Problem;
 std::size_t bwd_weight_ticket_bytes(const KernelConfig& config, const Problem& problem);

@@ -65,20 +65,18 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
         seq.workspace_bytes = direct;
         seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
     } else if (c.variant == Variant::BwdWeight) {
-        // The GEMM pipelines' per-tile tickets come first in the workspace, zero on every run.
-        const std::size_t tickets = bwd_weight_ticket_bytes(c, p);
         if (c.split_k_mode == SplitKMode::Atomic) {
-            // Atomics accumulate: the fp32 target starts at zero on every run.
+            // Atomics accumulate: the fp32 target starts at zero on every run, and so do the
+            // GEMM pipelines' per-tile tickets after it.
             if (c.dtype == DataType::FP32) {
                 seq.steps.push_back(memset_step(LaunchBuffer::Weight, weight_f32));
             } else {
-                seq.workspace_bytes = tickets + weight_f32;
+                seq.workspace_bytes = weight_f32 + bwd_weight_ticket_bytes(c, p);
                 seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
             }
         } else if (c.split_k_mode == SplitKMode::TwoStage) {
             // Every slice element is stored by its split (empty splits store zeros).
-            seq.workspace_bytes = tickets + weight_f32 * static_cast<std::size_t>(c.split_k);
-            if (tickets > 0) seq.steps.push_back(memset_step(LaunchBuffer::Workspace, tickets));
+            seq.workspace_bytes = weight_f32 * static_cast<std::size_t>(c.split_k);
         }
     }
     // A kernel that runs bwd_data as the forward kernel of its view reads the view's filter,

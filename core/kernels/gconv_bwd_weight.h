@@ -14,10 +14,11 @@
 //             converted into dW (bf16 / fp16);
 //   two_stage split s stores its fp32 partial sums into workspace slice s; the slices are
 //             added and converted.
-// The conversion: on the mma.sync pipelines the block that stores last to a tile (a ticket per
-// tile at the start of the workspace, zeroed before the launch) adds the tile's slices and
-// converts them itself (finish_tile), which saves a kernel; the wgmma pipeline, whose roles
-// leave no block-wide barrier after the epilogue, keeps the second kernel `finish`.
+// The conversion: with atomic on the mma.sync pipelines the block that adds last to a tile (a
+// ticket per tile after the fp32 sums in the workspace, zeroed with them before the launch)
+// converts the tile itself (finish_tile), which saves a kernel; two_stage and the wgmma
+// pipeline (whose roles leave no block-wide barrier after the epilogue) keep the second kernel
+// `finish`.
 // ConvParams: in = In, wei = dW (written), out = dOut. Kernel arguments (params, workspace),
 // and the tensor maps for the sm_90a wgmma pipeline (gconv_wgmma.h: both operands MN-major,
 // loaded by the copy engine only).
@@ -35,19 +36,13 @@ template <class Cfg> struct OutputOf {
     static constexpr bool kToWorkspace =
         Cfg::kSplitKMode == kTwoStage || (Cfg::kSplitKMode == kAtomic && Cfg::kDType != 2);
     typedef typename gemm::Select<Cfg::kSplitKMode == kNone, T, float>::type type;
-    // The block that stores last to a tile converts it (no finish kernel): mma.sync only.
-    static constexpr bool kFinishInBlock = kToWorkspace && !Cfg::kWgmma;
+    // With atomic adds, the block that stores last to a tile converts it (no finish kernel):
+    // mma.sync only. 2stage keeps the finish kernel: the tile's slices held through the main
+    // loop cost its compv3 32x64 tiles 2-4 registers over the 96 that let 5 blocks of 128
+    // threads share an SM (session 19), and its tickets a memset that 2stage otherwise skips.
+    static constexpr bool kFinishInBlock =
+        kToWorkspace && !Cfg::kWgmma && Cfg::kSplitKMode == kAtomic;
 };
-
-// Bytes of the per-tile tickets at the start of the workspace (fused finish only), 256-byte
-// aligned so that the fp32 sums after them keep their vector alignment; the host's
-// bwd_weight_ticket_bytes() is the same formula.
-GCONV_DEVICE i64 ticket_bytes(const ConvParams& p, int tm, int tn) {
-    const i64 n_total = static_cast<i64>(p.Z) * p.Y * p.X * p.c_per_group;
-    const i64 tiles =
-        static_cast<i64>(p.G) * ((p.k_per_group + tm - 1) / tm) * ((n_total + tn - 1) / tn);
-    return (tiles * 4 + 255) / 256 * 256;
-}
 
 template <class Cfg>
 struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type,
@@ -76,7 +71,7 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
     const T* dout;
     const T* in;
     OutT* dw;
-    int m0, n0, g, reduction, kt0, ktiles, n_total, tile;
+    int m0, n0, g, reduction, kt0, ktiles, n_total;
     int t_load;
     bool a_ok[ITA];
     int b_d0[ITB], b_h0[ITB], b_w0[ITB], b_c[ITB];
@@ -111,9 +106,8 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
         const int taps = p.Z * p.Y * p.X;
         n_total = taps * p.c_per_group;
         const long long welems = static_cast<long long>(p.G) * p.k_per_group * n_total;
-        tile = (g * ((p.k_per_group + TM - 1) / TM) + bx) * ((n_total + TN - 1) / TN) + by;
         if constexpr (OutputOf<Cfg>::kToWorkspace) {
-            dw = workspace_sums();
+            dw = static_cast<float*>(workspace); // then the tiles' tickets (FINISH_IN_BLOCK)
             if constexpr (Cfg::kSplitKMode == kTwoStage) dw += split * welems;
         } else {
             dw = static_cast<OutT*>(const_cast<void*>(p.wei));
@@ -184,13 +178,6 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
         return dw + ((g * p.k_per_group + m0 + row) * n_total + n0 + col);
     }
 
-    // The fp32 sums in the workspace: after the tickets when the blocks finish the tiles.
-    GCONV_DEVICE float* workspace_sums() const {
-        u8* base = static_cast<u8*>(workspace);
-        if constexpr (FINISH_IN_BLOCK) base += ticket_bytes(p, TM, TN);
-        return reinterpret_cast<float*>(base);
-    }
-
     // After every thread's stores (gemm::run's last step): the SPLITS-th block to arrive at
     // this tile's ticket adds the tile's slices (one for atomic) and stores them converted into
     // dW. `flag` is one int of shared memory, free once every thread is past the fence's
@@ -198,18 +185,23 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
     GCONV_DEVICE void finish_tile(int tid, int* flag) const {
         if constexpr (FINISH_IN_BLOCK) {
             typedef typename DTypeOf<Cfg::kDType>::type W;
-            constexpr int SLICES = Cfg::kSplitKMode == kTwoStage ? SPLITS : 1;
+            // Derived from what the epilogue kept (dw, m0, n0, g) and the parameters: the tile
+            // index kept from setup_at through the main loop took the compv3 32x64 tiles from
+            // 96 to 98-100 registers, 4 blocks of 128 threads per SM instead of 5.
+            const i64 welems = static_cast<i64>(p.G) * p.k_per_group * n_total;
+            const float* sums = dw;
             __threadfence();
             arch::barrier();
             if (tid == 0) {
-                unsigned* tickets = static_cast<unsigned*>(workspace);
+                const int tile =
+                    (g * ((p.k_per_group + TM - 1) / TM) + m0 / TM) * ((n_total + TN - 1) / TN) +
+                    n0 / TN;
+                unsigned* tickets = reinterpret_cast<unsigned*>(dw + welems);
                 *flag = atomicAdd(tickets + tile, 1u) == static_cast<unsigned>(SPLITS - 1);
             }
             arch::barrier();
             if (!*flag) return;
             __threadfence();
-            const i64 welems = static_cast<i64>(p.G) * p.k_per_group * n_total;
-            const float* sums = workspace_sums();
             W* out = static_cast<W*>(const_cast<void*>(p.wei));
             // The tile's element e: its place in dW, or -1 outside dW.
             auto place = [&](int e) -> i64 {
@@ -217,14 +209,9 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
                 if (m0 + row >= p.k_per_group || n0 + col >= n_total) return -1;
                 return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
             };
-            auto load = [&](i64 at) {
-                float sum = arch::load_l2(sums + at);
-#pragma unroll
-                for (int sl = 1; sl < SLICES; ++sl) sum += arch::load_l2(sums + sl * welems + at);
-                return sum;
-            };
-            batched_elements<G::THREADS>(TM * TN, place, load,
-                                         [&](i64 at, float sum) { out[at] = from_float<W>(sum); });
+            batched_elements<G::THREADS>(
+                TM * TN, place, [&](i64 at) { return arch::load_l2(sums + at); },
+                [&](i64 at, float sum) { out[at] = from_float<W>(sum); });
         }
     }
 };

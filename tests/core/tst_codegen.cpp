@@ -395,32 +395,35 @@ private slots:
                  ceil_div(p.Z * p.Y * p.X * p.c_per_group(), c.tile_n));
         QCOMPARE(int64_t(seq.steps[0].kernel.grid_z), p.G);
 
-        // two_stage: one ticket per output tile (zeroed), then one fp32 slice per split; the
-        // block that stores last to a tile converts it, so no second kernel.
+        // two_stage: one fp32 slice per split, stored whole by its split (no memset), then the
+        // finish kernel adds the slices and converts them.
         const int64_t tiles = p.G * ceil_div(p.k_per_group(), c.tile_m) *
                               ceil_div(p.Z * p.Y * p.X * p.c_per_group(), c.tile_n);
-        const std::size_t tickets = std::size_t((tiles * 4 + 255) / 256 * 256);
+        const std::size_t tickets = std::size_t(tiles * 4);
         c.split_k = splits, c.split_k_mode = SplitKMode::TwoStage;
-        QVERIFY(finishes_in_block(c));
-        QCOMPARE(bwd_weight_ticket_bytes(c, p), tickets);
+        QVERIFY(!finishes_in_block(c));
+        QVERIFY(has_finish_kernel(c));
+        QCOMPARE(bwd_weight_ticket_bytes(c, p), std::size_t(0));
         seq = plan_sequence(c, p);
-        QCOMPARE(kernels(seq), std::vector<std::string>{main_entry});
-        QCOMPARE(seq.workspace_bytes, tickets + wbytes * std::size_t(splits));
-        QCOMPARE(int(seq.steps[0].kind), int(LaunchStep::Kind::Memset));
-        QCOMPARE(seq.steps[0].memset.bytes, tickets);
-        QCOMPARE(int64_t(seq.steps[1].kernel.grid_z), p.G * splits);
-        QVERIFY(generate_kernel_source(c).find(finish + "(") == std::string::npos);
+        QCOMPARE(kernels(seq), (std::vector<std::string>{main_entry, finish}));
+        QCOMPARE(seq.workspace_bytes, wbytes * std::size_t(splits));
+        QCOMPARE(int64_t(seq.steps[0].kernel.grid_z), p.G * splits);
+        QVERIFY(generate_kernel_source(c).find(finish + "(") != std::string::npos);
 
-        // atomic bf16: zero the tickets and an fp32 workspace, accumulate; the last block of a
-        // tile converts it.
+        // atomic bf16: zero an fp32 workspace and the per-tile tickets after it, accumulate;
+        // the last block to add to a tile converts it, so no second kernel.
         c.split_k_mode = SplitKMode::Atomic;
+        QVERIFY(finishes_in_block(c));
+        QVERIFY(!has_finish_kernel(c));
+        QCOMPARE(bwd_weight_ticket_bytes(c, p), tickets);
         seq = plan_sequence(c, p);
         QCOMPARE(seq.steps.size(), std::size_t(2));
         QCOMPARE(int(seq.steps[0].kind), int(LaunchStep::Kind::Memset));
         QCOMPARE(int(seq.steps[0].memset.buffer), int(LaunchBuffer::Workspace));
-        QCOMPARE(seq.steps[0].memset.bytes, tickets + wbytes);
-        QCOMPARE(seq.workspace_bytes, tickets + wbytes);
+        QCOMPARE(seq.steps[0].memset.bytes, wbytes + tickets);
+        QCOMPARE(seq.workspace_bytes, wbytes + tickets);
         QCOMPARE(seq.steps[1].kernel.entry, main_entry);
+        QVERIFY(generate_kernel_source(c).find(finish + "(") == std::string::npos);
 
         // The wgmma pipeline keeps the convert kernel (no block-wide barrier after its
         // epilogue) and no tickets.
