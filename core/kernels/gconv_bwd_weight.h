@@ -179,23 +179,21 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
     }
 
     // After every thread's stores (gemm::run's last step): the SPLITS-th block to arrive at
-    // this tile's ticket adds the tile's slices (one for atomic) and stores them converted into
-    // dW. `flag` is one int of shared memory, free once every thread is past the fence's
-    // barrier.
+    // this tile's ticket stores the tile's fp32 sums converted into dW. `flag` is one int of
+    // shared memory, free once every thread is past the fence's barrier.
     GCONV_DEVICE void finish_tile(int tid, int* flag) const {
         if constexpr (FINISH_IN_BLOCK) {
             typedef typename DTypeOf<Cfg::kDType>::type W;
             // Derived from what the epilogue kept (dw, m0, n0, g) and the parameters: the tile
             // index kept from setup_at through the main loop took the compv3 32x64 tiles from
             // 96 to 98-100 registers, 4 blocks of 128 threads per SM instead of 5.
-            const i64 welems = static_cast<i64>(p.G) * p.k_per_group * n_total;
-            const float* sums = dw;
             __threadfence();
             arch::barrier();
             if (tid == 0) {
                 const int tile =
                     (g * ((p.k_per_group + TM - 1) / TM) + m0 / TM) * ((n_total + TN - 1) / TN) +
                     n0 / TN;
+                const i64 welems = static_cast<i64>(p.G) * p.k_per_group * n_total;
                 unsigned* tickets = reinterpret_cast<unsigned*>(dw + welems);
                 *flag = atomicAdd(tickets + tile, 1u) == static_cast<unsigned>(SPLITS - 1);
             }
@@ -210,7 +208,7 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
                 return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
             };
             batched_elements<G::THREADS>(
-                TM * TN, place, [&](i64 at) { return arch::load_l2(sums + at); },
+                TM * TN, place, [&](i64 at) { return arch::load_l2(dw + at); },
                 [&](i64 at, float sum) { out[at] = from_float<W>(sum); });
         }
     }

@@ -20,18 +20,18 @@ GCONV_DEVICE unsigned* weight_run_tickets(void* workspace, int weight_elements) 
 // one L2 round trip per batch instead of one per element (the last block of a run or tile does
 // this alone, after the other blocks are done: its wait is the kernel's tail).
 constexpr int kConvertBatch = 8;
-template <int THREADS, int BATCH = kConvertBatch, class Place, class Load, class Store>
+template <int THREADS, class Place, class Load, class Store>
 GCONV_DEVICE void batched_elements(int count, Place place, Load load, Store store) {
-    for (int e0 = static_cast<int>(threadIdx.x); e0 < count; e0 += BATCH * THREADS) {
-        i64 at[BATCH];
-        float v[BATCH];
+    for (int e0 = static_cast<int>(threadIdx.x); e0 < count; e0 += kConvertBatch * THREADS) {
+        i64 at[kConvertBatch];
+        float v[kConvertBatch];
 #pragma unroll
-        for (int i = 0; i < BATCH; ++i) {
+        for (int i = 0; i < kConvertBatch; ++i) {
             at[i] = e0 + i * THREADS < count ? place(e0 + i * THREADS) : -1;
             v[i] = at[i] >= 0 ? load(at[i]) : 0.0f;
         }
 #pragma unroll
-        for (int i = 0; i < BATCH; ++i)
+        for (int i = 0; i < kConvertBatch; ++i)
             if (at[i] >= 0) store(at[i], v[i]);
     }
 }
