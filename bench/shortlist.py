@@ -16,12 +16,13 @@ shortlist: at most what best of every pool would give, never more.
 exit status: 0 written, 1 bad input (an empty set, no verified cell), 2 usage.
 """
 import argparse
-import csv
+import collections
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pool_from_runs import verified_cells  # noqa: E402
 from report_classes import intensity, problem_class  # noqa: E402
 
 PROBLEM_DEFAULTS = {"Di": 1, "Z": 1, "stride_d": 1, "stride_h": 1, "stride_w": 1, "pad_d": 0,
@@ -87,31 +88,15 @@ def probes(args):
     with open(args.output, "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
-    counts = {}
-    for p in picked:
-        counts[problem_group(p)] = counts.get(problem_group(p), 0) + 1
+    counts = collections.Counter(problem_group(p) for p in picked)
     print(f"{len(picked)} probes of {len(problems)} problems: " +
           ", ".join(f"{c} {d}D {n}" for (c, d), n in sorted(counts.items(), key=str)))
     return 0
 
 
-def verified_cells(paths):
-    for path in paths:
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                if row.get("status") != "ok" or row.get("verified") not in ("1", "true", "True"):
-                    continue
-                try:
-                    ms = float(row["latency_ms"])
-                except (KeyError, ValueError):
-                    continue
-                yield (row.get("variant", ""), row.get("problem_key") or row.get("layer")), \
-                    row["kernel"], ms
-
-
 def kernels(args):
     per_problem = {}
-    for problem, kernel, ms in verified_cells(args.runs):
+    for problem, kernel, ms in verified_cells(args.runs, None):
         best = per_problem.setdefault(problem, {})
         best[kernel] = min(ms, best.get(kernel, ms))
     if not per_problem:

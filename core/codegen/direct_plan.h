@@ -35,8 +35,11 @@ inline constexpr int k_direct_filters[] = {3, 5, 7};
 // kernels/gconv_direct_tc.h).
 std::string direct_filter_entry_name(int filter, int stride = 1);
 inline constexpr int k_direct_any_filter = 0;
-// The filter an entry of this config is named for: k_direct_any_filter for the tensor-core
-// entries that read K at run time, else the filter itself.
+// Whether a config's K x K entries read the filter size at run time: the tensor-core ones of
+// bwd_weight always, of forward and bwd_data with runtime_filter.
+bool direct_reads_filter_at_run_time(const KernelConfig& config);
+// The filter an entry of this config is named for: k_direct_any_filter for the entries that
+// read K at run time, else the filter itself.
 int direct_entry_filter(const KernelConfig& config, int filter);
 // The workspace of a direct bwd_weight kernel whose sums go through fp32 (direct and
 // tensor-core entries with a bf16 / fp16 dW, every direct_mma kernel): the fp32 dW, then one

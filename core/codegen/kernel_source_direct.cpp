@@ -71,7 +71,7 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
     }
     // The tensor-core entries that read the filter size at run time (bwd_weight's always, the
     // others' with runtime_filter): one per stride.
-    if (tc && direct_entry_filter(c, k_direct_filters[0]) == k_direct_any_filter) {
+    if (direct_reads_filter_at_run_time(c)) {
         const bool fwd = c.variant == Variant::Forward;
         for (int stride : {1, 2}) {
             const std::string name = direct_filter_entry_name(k_direct_any_filter, stride);

@@ -69,10 +69,12 @@ std::string direct_filter_entry_name(int filter, int stride) {
            (stride == 1 ? "" : "_s" + std::to_string(stride));
 }
 
+bool direct_reads_filter_at_run_time(const KernelConfig& c) {
+    return is_direct_tc(c) && (c.variant == Variant::BwdWeight || c.runtime_filter);
+}
+
 int direct_entry_filter(const KernelConfig& c, int filter) {
-    return is_direct_tc(c) && (c.variant == Variant::BwdWeight || c.runtime_filter)
-               ? k_direct_any_filter
-               : filter;
+    return direct_reads_filter_at_run_time(c) ? k_direct_any_filter : filter;
 }
 
 std::size_t direct_weight_workspace_bytes(const KernelConfig& c, const Problem& p) {
