@@ -19,7 +19,12 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     if (c.split_image) return no("split image");
     if (c.tile_k != 64) return no("tile_k is not 64");
     const int64_t cpg = p.c_per_group(), kpg = p.k_per_group();
-    if (cpg % 64 != 0) return no("C/G is not a multiple of 64");
+    // A K tile is one tap's 64-channel slice. Past C/G the copies read zeros only where they
+    // are past C as well (G == 1); with groups they would meet the next group's channels.
+    if (cpg % 64 != 0 && (weight_grad || p.G != 1))
+        return no("C/G is not a multiple of 64 (and G is not 1)");
+    // Global strides are 16-byte multiples: the input's pixel (C) and the filter's tap (C/G).
+    if (cpg % 8 != 0) return no("C/G is not a multiple of 8");
     if (weight_grad && p.K % 8 != 0)
         return no("K is not a multiple of 8 (the rows of the tiled dOut map are 16-byte units)");
     const bool three = c.ndim_spatial == 3;

@@ -13,9 +13,11 @@
 // pixels x 64 channels per copy (tile_n / 64 copies of one tap's channel slice each). It has no
 // cp.async producer: C/G must be a multiple of 64 (a B copy stays inside one tap) and the maps
 // are required.
-// Both land in the 128-byte swizzle the wgmma descriptors read. Not eligible: merged groups,
-// split image, C/G not a multiple of 64 (a K tile must stay inside one tap), corners or
-// offsets outside what the copy engine encodes, strides over 8. A bwd_data kernel plans the
+// Both land in the 128-byte swizzle the wgmma descriptors read. A K tile stays inside one tap:
+// the kernel reduces Z*Y*X * ceil(C/G / 64) K tiles, each tap's last one zero-filled past C/G.
+// Not eligible: merged groups, split image, C/G not a multiple of 8, C/G not a multiple of 64
+// with G > 1 (the tail would read the next group's channels), corners or offsets outside what
+// the copy engine encodes, strides over 8. A bwd_data kernel plans the
 // maps of its forward view (forward_view.h): A over dOut, B over the view's filter.
 #include "config/kernel_config.h"
 #include "problem/problem.h"

@@ -55,8 +55,13 @@ struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDTy
     GCONV_DEVICE const T* b_fallback() const { return wei; }
 
     GCONV_DEVICE void setup(int tid) {
-        setup_at(tid, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
-                 static_cast<int>(blockIdx.z));
+        const int gx = static_cast<int>(gridDim.x), gy = static_cast<int>(gridDim.y);
+        int bx, by, bz;
+        gemm::tile_n_fastest(
+            static_cast<int>(blockIdx.x) +
+                gx * (static_cast<int>(blockIdx.y) + gy * static_cast<int>(blockIdx.z)),
+            gx, gy, bx, by, bz);
+        setup_at(tid, bx, by, bz);
     }
     // The tile at grid position (bx, by, bz): the block's own, or one of a persistent block's.
     GCONV_DEVICE void setup_at(int tid, int bx, int by, int bz) {

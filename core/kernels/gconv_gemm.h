@@ -48,6 +48,19 @@ template <int ELEMS, typename V> GCONV_DEVICE void copy_run(V* dst, const V* src
             *reinterpret_cast<const Raw<UNIT>*>(reinterpret_cast<const u8*>(src) + b);
 }
 
+// The output tile of grid position `linear` (blocks counted x fastest, as the hardware issues
+// them) for a grid of gx M tiles x gy N tiles x groups, N fastest: the blocks in flight at
+// once share a few A (input) tiles and sweep the whole filter, which stays in L2. M fastest
+// would stream every A tile through L2 once per N tile: a 1x1 convolution with 2048 output
+// channels in 256-wide tiles read its input from DRAM eight times.
+GCONV_DEVICE void tile_n_fastest(int linear, int gx, int gy, int& bx, int& by, int& bz) {
+    const int per_group = gx * gy;
+    bz = linear / per_group;
+    const int r = linear - bz * per_group;
+    bx = r / gy;
+    by = r - bx * gy;
+}
+
 template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struct GemmGeometry {
     typedef typename DTypeOf<Cfg::kDType>::type T;
     typedef OutT_ OutT;

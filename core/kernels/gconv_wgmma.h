@@ -256,10 +256,17 @@ GCONV_DEVICE u32 acquire_stage(u32 bars, u32 tiles_addr, int q, u32& dst) {
     return full;
 }
 
-// The tensor-map producer, one thread: the K tiles run tap-major, C/G / 64 tiles per tap (the
-// host enables the maps only for C/G % 64 == 0 and one group per block), so a tile is one tap's
-// 64-channel slice: A at the tile's first output pixel shifted by the tap's im2col offsets,
-// B at (channel slice, tap, output channel row).
+// The K tiles of a K-major block that loads through the tensor maps: one tap's 64-channel
+// slice each, the last slice of a tap zero-filled past C/G by the copy engine (the host enables
+// the maps for C/G % 64 != 0 only where G == 1, so the channels past C/G are past C too and no
+// other group's values, possibly not finite, meet the zeros of B).
+GCONV_DEVICE int tma_tile_count(const ConvParams& p) {
+    return p.Z * p.Y * p.X * ((p.c_per_group + 63) / 64);
+}
+
+// The tensor-map producer, one thread: the K tiles run tap-major, tma_tile_count() of them (one
+// group per block), so a tile is one tap's 64-channel slice: A at the tile's first output pixel
+// shifted by the tap's im2col offsets, B at (channel slice, tap, output channel row).
 // `it` counts the K tiles this block has put into the ring before this output tile (the ring
 // position and mbarrier phase carry on from tile to tile in a persistent block).
 template <class S>
@@ -365,12 +372,20 @@ GCONV_DEVICE void produce_tma_mn(const S& s, const WgmmaMaps& maps, u32 bars, u3
 // of its grid position. The direct and cshufflebuf (C in a buffer of its own after the ring)
 // epilogues leave the ring alone, so their grid is persistent
 // (launch_plan: at most one block per multiprocessor, KernelStep::persistent) and a block walks
-// the tiles blockIdx.x, + gridDim.x, ... in the order of the non-persistent grid (M fastest):
-// while its consumers store one tile, its producer already fills the ring with the next.
+// the tiles blockIdx.x, + gridDim.x, ... in the order of the non-persistent grid: while its
+// consumers store one tile, its producer already fills the ring with the next. K-major kernels
+// read a tile index N fastest (gemm::tile_n_fastest); bwd_weight's MN-major split-K grid keeps
+// the grid's own order.
 template <class S> struct TileWalk {
     int gx = 1, gy = 1, count = 1, first = 0, step = 1;
     GCONV_DEVICE explicit TileWalk(const ConvParams& p) {
-        if constexpr (!S::CSHUFFLE) {
+        if constexpr (S::CSHUFFLE) {
+            gx = static_cast<int>(gridDim.x);
+            gy = static_cast<int>(gridDim.y);
+            first = static_cast<int>(blockIdx.x) +
+                    gx * (static_cast<int>(blockIdx.y) + gy * static_cast<int>(blockIdx.z));
+            count = first + 1;
+        } else {
             gx = p.m_tiles_per_piece * ((p.N + p.images_per_piece - 1) / p.images_per_piece);
             gy = (S::GM * p.k_per_group + S::TN - 1) / S::TN;
             const int gz = (p.G + S::GM - 1) / S::GM;
@@ -380,7 +395,9 @@ template <class S> struct TileWalk {
         }
     }
     GCONV_DEVICE void coords(int tile, int& bx, int& by, int& bz) const {
-        if constexpr (S::CSHUFFLE) {
+        if constexpr (!S::A_MN) {
+            gemm::tile_n_fastest(tile, gx, gy, bx, by, bz);
+        } else if constexpr (S::CSHUFFLE) {
             bx = static_cast<int>(blockIdx.x);
             by = static_cast<int>(blockIdx.y);
             bz = static_cast<int>(blockIdx.z);
@@ -470,7 +487,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             walk.coords(tile, bx, by, bz);
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
-            const int ktiles = s.tile_count();
+            const int ktiles = MN || !maps.enabled ? s.tile_count() : tma_tile_count(s.p);
             if constexpr (MN) {
                 produce_tma_mn(s, maps, bars, tiles_addr, ktiles, it);
             } else if (maps.enabled) {
@@ -507,7 +524,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             walk.coords(tile, bx, by, bz);
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
-            const int ktiles = s.tile_count();
+            const int ktiles = MN || !maps.enabled ? s.tile_count() : tma_tile_count(s.p);
             if constexpr (PP) {
                 // The other warpgroup's tile: its K tiles pass through the ring all the same.
                 if ((turn++ & 1) != wg) {

@@ -111,9 +111,12 @@ private slots:
     void ineligible_problems_fall_back() {
         const KernelConfig c = wgmma_config();
         Problem p = grouped_2d();
-        p.C = p.K = 64; // C/G 32: a K tile would cross taps
+        p.C = p.K = 64; // C/G 32 with two groups: a tap's K tile would read the other group
         QVERIFY(!plan_wgmma_tma(c, p).enabled);
         QVERIFY(plan_wgmma_tma(c, p).reason.find("C/G") != std::string::npos);
+        p.C = p.K = 36, p.G = 1; // 72 bytes a pixel: not a 16-byte stride
+        QVERIFY(!plan_wgmma_tma(c, p).enabled);
+        QVERIFY(plan_wgmma_tma(c, p).reason.find("multiple of 8") != std::string::npos);
         p = grouped_2d();
         p.stride_w = 9;
         QVERIFY(!plan_wgmma_tma(c, p).enabled);
@@ -138,6 +141,29 @@ private slots:
         mma.warp_tile_m = 32;
         mma.warp_tile_n = 32;
         QVERIFY(!plan_wgmma_tma(mma, grouped_2d()).enabled);
+    }
+
+    // Dense (G = 1) problems take the maps at any C multiple of 8: each tap's last K tile
+    // reads past C, which the copy engine fills with zeros, as it does B past C/G.
+    void dense_problems_take_maps_at_any_c_multiple_of_8() {
+        Problem p;
+        p.N = 2, p.C = 24, p.K = 122, p.G = 1;
+        p.Hi = p.Wi = 28;
+        WgmmaTmaPlan plan = plan_wgmma_tma(wgmma_config(), p);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        QCOMPARE(plan.im2col.dims[0], uint64_t(24));
+        QCOMPARE(plan.im2col.strides_bytes[0], uint64_t(24 * 2));
+        QCOMPARE(plan.tiled.dims[0], uint64_t(24));
+        QCOMPARE(plan.tiled.dims[2], uint64_t(122));
+        QCOMPARE(plan.tiled.box[0], 64u); // a whole K tile, 40 of its channels zero-filled
+        p.C = 728, p.K = 728, p.Y = p.X = 3, p.pad_h = p.pad_w = 1;
+        plan = plan_wgmma_tma(wgmma_config(), p);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        QCOMPARE(plan.tiled.strides_bytes[1], uint64_t(728 * 9 * 2));
+        // bwd_weight's B copies stay whole-tap only at C/G % 64 == 0.
+        KernelConfig weight = wgmma_config();
+        weight.variant = Variant::BwdWeight;
+        QVERIFY(!plan_wgmma_tma(weight, p).enabled);
     }
 
     void only_wgmma_kernels_take_maps() {
