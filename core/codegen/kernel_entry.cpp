@@ -28,15 +28,21 @@ void write_entry_points(std::ostream& s, const KernelConfig& c, int warps,
     s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
       << c.block_per_cu << ")\n";
     switch (c.variant) {
-    case Variant::Forward:
+    case Variant::Forward: {
+        // Split-K adds into a workspace: the kernel takes it after the params.
+        const bool ws = c.split_k > 1;
+        const char* ws_param = ws ? ", void* workspace" : "";
+        const char* ws_arg = ws ? ", workspace" : "";
         if (uses_wgmma(c))
-            s << kernel_entry_name()
-              << "(gconv::ConvParams p, const __grid_constant__ gconv::WgmmaMaps maps) {\n"
-              << "    " << call << "<GconvConfig>(p, maps);\n}\n";
+            s << kernel_entry_name() << "(gconv::ConvParams p" << ws_param
+              << ", const __grid_constant__ gconv::WgmmaMaps maps) {\n"
+              << "    " << call << "<GconvConfig>(p" << ws_arg << ", maps);\n}\n";
         else
-            s << kernel_entry_name() << "(gconv::ConvParams p) {\n"
-              << "    " << call << "<GconvConfig>(p);\n}\n";
+            s << kernel_entry_name() << "(gconv::ConvParams p" << ws_param << ") {\n"
+              << "    " << call << "<GconvConfig>(p" << ws_arg << ");\n}\n";
+        if (has_finish_kernel(c)) write_finish_entry(s, "gconv::fwd::finish");
         break;
+    }
     case Variant::BwdData:
         s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
           << "    (void)workspace;\n    " << call << "<GconvConfig>(p);\n}\n";
@@ -50,15 +56,15 @@ void write_entry_points(std::ostream& s, const KernelConfig& c, int warps,
         else
             s << kernel_entry_name() << "(gconv::ConvParams p, void* workspace) {\n"
               << "    " << call << "<GconvConfig>(p, workspace);\n}\n";
-        if (has_finish_kernel(c)) write_finish_entry(s);
+        if (has_finish_kernel(c)) write_finish_entry(s, "gconv::bwd_weight::finish");
         break;
     }
 }
 
-void write_finish_entry(std::ostream& s) {
+void write_finish_entry(std::ostream& s, std::string_view call) {
     s << "extern \"C\" __global__ void " << finish_entry_name()
       << "(gconv::ConvParams p, void* workspace) {\n"
-      << "    gconv::bwd_weight::finish<GconvConfig>(p, workspace);\n}\n";
+      << "    " << call << "<GconvConfig>(p, workspace);\n}\n";
 }
 
 } // namespace gconv

@@ -21,7 +21,8 @@ struct EntryCalls {
 // takes the tensor maps (a __grid_constant__ WgmmaMaps, last). A variant without a call throws
 // gconv::Error.
 void write_entry_points(std::ostream& s, const KernelConfig& c, int warps, const EntryCalls& calls);
-// bwd_weight's finish entry (finish_entry_name(): the fp32 workspace converted into dW).
-void write_finish_entry(std::ostream& s);
+// The finish entry of split-K (finish_entry_name(): the fp32 workspace converted into dW or
+// the output), calling `call`<GconvConfig>(p, workspace).
+void write_finish_entry(std::ostream& s, std::string_view call);
 
 } // namespace gconv

@@ -65,16 +65,20 @@ std::string_view finish_entry_name() {
 
 namespace {
 bool reduces_through_workspace(const KernelConfig& c) {
-    return c.variant == Variant::BwdWeight &&
+    // bwd_weight's and forward's split-K: fp32 sums in a workspace, unless atomics add into an
+    // fp32 output directly.
+    return c.variant != Variant::BwdData &&
            (c.split_k_mode == SplitKMode::TwoStage ||
             (c.split_k_mode == SplitKMode::Atomic && c.dtype != DataType::FP32));
 }
 } // namespace
 
 bool finishes_in_block(const KernelConfig& c) {
-    // 2stage keeps its finish kernel (kernels/gconv_bwd_weight.h OutputOf says why).
-    return reduces_through_workspace(c) && c.split_k_mode == SplitKMode::Atomic && !is_direct(c) &&
-           !is_direct_mma(c) && !uses_wgmma(c);
+    // 2stage keeps its finish kernel (kernels/gconv_bwd_weight.h OutputOf says why), and so
+    // does forward, whose blocks' fp32 sums land all over the output.
+    return c.variant == Variant::BwdWeight && reduces_through_workspace(c) &&
+           c.split_k_mode == SplitKMode::Atomic && !is_direct(c) && !is_direct_mma(c) &&
+           !uses_wgmma(c);
 }
 
 bool has_finish_kernel(const KernelConfig& c) {
@@ -141,7 +145,7 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
     field("bool", "kWgmma", cpp_bool(uses_wgmma(c)));
     field("int", "kStages", pipeline_stages(c));
     field("int", "kSmemBytes", shared_bytes(c));
-    if (c.variant == Variant::BwdWeight) {
+    if (c.variant != Variant::BwdData) {
         field("int", "kSplitK", c.split_k);
         field("int", "kSplitKMode", static_cast<int>(c.split_k_mode));
     }

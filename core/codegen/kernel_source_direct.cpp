@@ -63,7 +63,7 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
           << (c.variant == Variant::Forward ? "" : ", void* workspace") << ") {\n    (void)p;\n"
           << (c.variant == Variant::Forward ? "" : "    (void)workspace;\n")
           << "    gconv::arch::trap();\n}\n";
-        if (has_finish_kernel(c)) write_finish_entry(s);
+        if (has_finish_kernel(c)) write_finish_entry(s, "gconv::bwd_weight::finish");
     } else {
         write_entry_points(
             s, c, warps,

@@ -84,7 +84,8 @@ std::size_t stage_bytes(const KernelConfig& c) {
 }
 
 int output_element_bytes(const KernelConfig& c) {
-    return c.variant == Variant::BwdWeight && c.split_k_mode != SplitKMode::None
+    // Split-K blocks hold fp32 sums (bwd_weight: any split_k_mode; forward: split_k > 1).
+    return c.variant != Variant::BwdData && c.split_k_mode != SplitKMode::None
                ? 4
                : element_bytes(c.dtype);
 }
@@ -184,9 +185,18 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
         r.fail("num_wave_groups: compv5 splits its warps into 2 groups, the other pipelines run 1 "
                "(got ",
                c.num_wave_groups, ")");
-    if (c.variant != Variant::BwdWeight && (c.split_k != 1 || c.split_k_mode != SplitKMode::None))
+    if (c.variant == Variant::BwdData && (c.split_k != 1 || c.split_k_mode != SplitKMode::None))
         r.fail("split_k: ", to_string(c.variant),
                " kernels take split_k = 1 and split_k_mode none");
+    if (c.variant == Variant::Forward) {
+        const bool plain = c.split_k == 1 && c.split_k_mode == SplitKMode::None;
+        const bool split = c.split_k > 1 && c.split_k <= 1024 &&
+                           c.split_k_mode == SplitKMode::Atomic && !c.split_image;
+        if (!plain && !split)
+            r.fail("split_k: forward kernels take split_k = 1 (split_k_mode none) or split_k in "
+                   "[2, 1024] with split_k_mode atomic and no split_image (got split_k ",
+                   c.split_k, ", ", to_string(c.split_k_mode), c.split_image ? ", si" : "", ")");
+    }
     if (c.variant == Variant::BwdWeight) {
         if (c.split_k < 1 || c.split_k > 1024)
             r.fail("split_k: must be in [1, 1024] (got ", c.split_k, ")");
@@ -388,7 +398,7 @@ LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
     const int64_t gx = pieces * tiles_per_piece;
     plan.grid_x = gx > INT32_MAX ? 0u : static_cast<unsigned>(gx);
     plan.grid_y = static_cast<unsigned>(ceil_div(gm * p.k_per_group(), c.tile_n));
-    plan.grid_z = static_cast<unsigned>(ceil_div(p.G, gm));
+    plan.grid_z = static_cast<unsigned>(ceil_div(p.G, gm) * std::max(1, c.split_k));
     plan.block_threads = static_cast<unsigned>(block_warps(c) * warp_size);
     plan.shared_bytes = shared_bytes(c, warp_size);
     return plan;

@@ -64,6 +64,16 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
         // fp32 dW and the channel blocks' tickets, both zero on every run.
         seq.workspace_bytes = direct;
         seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
+    } else if (c.variant == Variant::Forward && c.split_k_mode == SplitKMode::Atomic) {
+        // The splits add into fp32 sums that start at zero on every run: the output itself
+        // (fp32), else a workspace that the finish kernel converts.
+        const std::size_t out_f32 = static_cast<std::size_t>(p.output_elements()) * 4;
+        if (c.dtype == DataType::FP32) {
+            seq.steps.push_back(memset_step(LaunchBuffer::Output, out_f32));
+        } else {
+            seq.workspace_bytes = out_f32;
+            seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
+        }
     } else if (c.variant == Variant::BwdWeight) {
         if (c.split_k_mode == SplitKMode::Atomic) {
             // Atomics accumulate: the fp32 target starts at zero on every run, and so do the
@@ -94,8 +104,10 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
     }
     // Direct forward modules hold entries specialised by filter size; the problem picks one.
     const std::string entry = main_entry_name(c, p);
+    const bool split_forward = c.variant == Variant::Forward && c.split_k > 1;
     seq.steps.push_back(kernel_step(entry, plan.grid_x, plan.grid_y, plan.grid_z,
-                                    plan.block_threads, plan.shared_bytes, backward && !view));
+                                    plan.block_threads, plan.shared_bytes,
+                                    (backward && !view) || split_forward));
     seq.steps.back().kernel.dout_as_input = view;
     seq.steps.back().kernel.stored_filter = stored_filter;
     if (uses_wgmma(c)) {
@@ -105,10 +117,12 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
         seq.tma = plan_wgmma_tma(c, p);
     }
     if (has_finish_kernel(c)) {
-        seq.steps.push_back(kernel_step(
-            finish_entry_name(),
-            grid_stride_blocks(p.weight_elements(), k_finish_threads, k_finish_max_blocks), 1, 1,
-            k_finish_threads, 0, true));
+        const int64_t finished =
+            c.variant == Variant::Forward ? p.output_elements() : p.weight_elements();
+        seq.steps.push_back(
+            kernel_step(finish_entry_name(),
+                        grid_stride_blocks(finished, k_finish_threads, k_finish_max_blocks), 1, 1,
+                        k_finish_threads, 0, true));
     }
     return seq;
 }

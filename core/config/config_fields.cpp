@@ -112,9 +112,10 @@ std::vector<ConfigField> make_fields() {
     f.push_back(bool_field("pad_m", "tail handling along M", &KernelConfig::pad_m));
     f.push_back(bool_field("pad_n", "tail handling along N", &KernelConfig::pad_n));
     f.push_back(bool_field("pad_k", "tail handling along K", &KernelConfig::pad_k));
-    f.push_back(
-        int_field("split_k", "bwd_weight: slices of GEMM K (N*Ho*Wo)", &KernelConfig::split_k));
-    f.push_back(enum_field("split_k_mode", "bwd_weight: none, atomic or 2stage reduction",
+    f.push_back(int_field("split_k", "slices of GEMM K: bwd_weight N*Ho*Wo, forward Z*Y*X*C/G",
+                          &KernelConfig::split_k));
+    f.push_back(enum_field("split_k_mode",
+                           "none, atomic (bwd_weight, forward) or 2stage (bwd_weight)",
                            &KernelConfig::split_k_mode));
     return f;
 }

@@ -54,7 +54,8 @@ struct KernelConfig {
     bool pad_n = true;
     bool pad_k = true;
 
-    // bwd_weight: the GEMM K (= N*Ho*Wo) is cut into split_k slices.
+    // The GEMM K is cut into split_k slices: bwd_weight's N*Ho*Wo, forward's Z*Y*X*C/G
+    // (atomic only).
     int split_k = 1;
     SplitKMode split_k_mode = SplitKMode::None;
     // CK's `two_stage` flag is split_k_mode == TwoStage.

@@ -338,10 +338,22 @@ private:
             cull(Rule::SplitK, "split_k must be at least 1");
             return;
         }
-        if (c_.variant != Variant::BwdWeight) {
+        if (c_.variant == Variant::BwdData) {
             if (c_.split_k != 1 || c_.split_k_mode != SplitKMode::None)
-                cull(Rule::SplitK, "split-K exists only for bwd_weight (its GEMM K is N*Ho*Wo)");
+                cull(Rule::SplitK, "split-K exists for bwd_weight (its GEMM K is N*Ho*Wo) and "
+                                   "the forward GEMM pipelines, not bwd_data");
             return;
+        }
+        if (c_.variant == Variant::Forward &&
+            (c_.split_k > 1 || c_.split_k_mode != SplitKMode::None)) {
+            // Forward splits the filter reduction Z*Y*X*C/G; the blocks of a tile meet only in
+            // fp32 atomics (no per-split slices: the output is usually far larger than dW).
+            if (c_.split_k_mode == SplitKMode::TwoStage)
+                cull(Rule::SplitK, "forward split-K adds its splits atomically (split_k_mode "
+                                   "atomic), not through 2stage slices");
+            if (c_.split_image)
+                cull(Rule::SplitK, "forward split-K with split_image: the fp32 sums are one "
+                                   "workspace with 32-bit offsets");
         }
         if (c_.split_k > 1 && c_.split_k_mode == SplitKMode::None)
             cull(Rule::SplitK, "split_k " + std::to_string(c_.split_k) +

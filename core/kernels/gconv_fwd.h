@@ -6,6 +6,11 @@
 //   reduction kk = (filter tap zyx, merged group gl, input channel c); for a fixed tap the
 //                  (gl, c) run is contiguous in the NDHWGC input, so merged groups load as one
 //                  wide row. B is block-diagonal over merged groups (zero when gl differs).
+// Split-K (split_k > 1, split_k_mode atomic): grid z is (group block, split), split fastest;
+// split s reduces its share of the K tiles and adds its fp32 partial C with vector atomics into
+// a zeroed fp32 workspace that `finish` converts into the output (16-bit types), or into the
+// zeroed output itself (fp32). For small M x N with a long reduction (7x7 or 6x6 images of a
+// few images through 512-2048 channels) one tile per block leaves most multiprocessors idle.
 // The generated translation unit defines a config struct (see core/codegen/kernel_source.cpp)
 // and calls gconv::fwd::run<Config>(params). The pipelines, math and epilogues are the shared
 // engine of gconv_gemm.h; this file says where the operands come from and where C goes.
@@ -15,10 +20,21 @@
 namespace gconv {
 namespace fwd {
 
+template <class Cfg> struct OutputOf {
+    typedef typename DTypeOf<Cfg::kDType>::type T;
+    static constexpr bool kSplit = Cfg::kSplitK > 1;
+    static constexpr bool kToWorkspace = kSplit && Cfg::kDType != 2; // 2: fp32
+    typedef typename gemm::Select<kSplit, float, T>::type type;
+};
+
 template <class Cfg>
-struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDType>::type, false> {
-    typedef gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDType>::type, false> G;
+struct Source
+    : gemm::GemmGeometry<Cfg, false, false, typename OutputOf<Cfg>::type, OutputOf<Cfg>::kSplit> {
+    typedef gemm::GemmGeometry<Cfg, false, false, typename OutputOf<Cfg>::type,
+                               OutputOf<Cfg>::kSplit>
+        G;
     typedef typename G::T T;
+    typedef typename G::OutT OutT;
     typedef typename G::MapA MapA;
     typedef typename G::MapB MapB;
     using G::GM;
@@ -33,23 +49,28 @@ struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDTy
     using G::TK;
     using G::TM;
     using G::TN;
-    static constexpr bool MAY_BE_EMPTY = false; // every forward reduction has Z*Y*X*C/G >= 1
+    static constexpr int SPLITS = Cfg::kSplitK;
+    // Every forward reduction has Z*Y*X*C/G >= 1 K tiles; the last of several splits may have
+    // none (it adds zeros).
+    static constexpr bool MAY_BE_EMPTY = SPLITS > 1;
 
     // Per-thread state, fixed for the whole block.
     const ConvParams& p;
+    void* workspace;
     const T* in;
     const T* wei;
-    T* out;
-    int m0, m_count, n0, g0;
-    int ceff, kred, ktiles, n_total; // merged channels per tap, GEMM K, K tiles, GEMM N
-    int t_load;                      // this thread's index among the loaders of a tile
+    OutT* out;
+    int m0, m_count, n0, g0, split;
+    int ceff, kred, kt0, ktiles, n_total; // merged channels per tap, GEMM K, K tiles, GEMM N
+    int t_load;                           // this thread's index among the loaders of a tile
     int a_pix[ITA], a_d0[ITA], a_h0[ITA], a_w0[ITA];
     int b_base[ITB], b_grp[ITB];
 
-    GCONV_DEVICE Source(const ConvParams& params) : p(params) {}
+    GCONV_DEVICE explicit Source(const ConvParams& params, void* ws = nullptr)
+        : p(params), workspace(ws) {}
 
     GCONV_DEVICE bool active() const { return m0 < m_count; } // last piece has fewer tiles
-    GCONV_DEVICE static constexpr int tile_begin() { return 0; }
+    GCONV_DEVICE int tile_begin() const { return kt0; }
     GCONV_DEVICE int tile_count() const { return ktiles; }
     GCONV_DEVICE const T* a_fallback() const { return in; }
     GCONV_DEVICE const T* b_fallback() const { return wei; }
@@ -70,13 +91,17 @@ struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDTy
         const int piece = bx / mtiles;
         m0 = (bx - piece * mtiles) * TM;
         n0 = by * TN;
-        g0 = bz * GM;
+        g0 = (bz / SPLITS) * GM;
+        split = bz - (bz / SPLITS) * SPLITS;
         const int first_image = piece * p.images_per_piece;
         const int images =
             p.N - first_image < p.images_per_piece ? p.N - first_image : p.images_per_piece;
         m_count = images * pixels_out;
         in = static_cast<const T*>(p.in);
-        out = static_cast<T*>(p.out);
+        if constexpr (OutputOf<Cfg>::kToWorkspace)
+            out = static_cast<OutT*>(workspace);
+        else
+            out = static_cast<OutT*>(p.out);
         wei = static_cast<const T*>(p.wei);
         if constexpr (SI) {
             in += static_cast<i64>(piece) * p.in_piece_stride;
@@ -84,7 +109,11 @@ struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDTy
         }
         ceff = GM * p.c_per_group;
         kred = p.Z * p.Y * p.X * ceff;
-        ktiles = (kred + TK - 1) / TK;
+        const int all_tiles = (kred + TK - 1) / TK;
+        const int per_split = (all_tiles + SPLITS - 1) / SPLITS;
+        kt0 = split * per_split;
+        ktiles = all_tiles - kt0 < per_split ? all_tiles - kt0 : per_split;
+        if (ktiles < 0) ktiles = 0;
         n_total = GM * p.k_per_group;
         t_load = tid % LTHREADS;
 
@@ -171,21 +200,39 @@ struct Source : gemm::GemmGeometry<Cfg, false, false, typename DTypeOf<Cfg::kDTy
         if constexpr (GM > 1) ok = ok && g0 * p.k_per_group + j < p.K;
         return ok;
     }
-    GCONV_DEVICE T* out_ptr(int row, int col) const {
+    GCONV_DEVICE OutT* out_ptr(int row, int col) const {
         return out + ((m0 + row) * p.K + g0 * p.k_per_group + n0 + col);
     }
 };
 
-template <class Cfg> GCONV_DEVICE void run(const ConvParams& p) {
+// Kernel arguments: (params), with split-K (params, workspace); the wgmma pipeline adds the
+// tensor maps, which must be the kernel's __grid_constant__ parameter itself (the bulk tensor
+// copies address it in parameter space).
+template <class Cfg> GCONV_DEVICE void run(const ConvParams& p, void* workspace = nullptr) {
     static_assert(!Source<Cfg>::WGMMA, "wgmma kernels take the tensor maps too");
-    Source<Cfg> s(p);
+    Source<Cfg> s(p, workspace);
     gemm::run(s);
 }
-// The wgmma pipeline: `maps` must be the kernel's __grid_constant__ parameter itself (the
-// bulk tensor copies address it in parameter space).
 template <class Cfg> GCONV_DEVICE void run(const ConvParams& p, const WgmmaMaps& maps) {
     Source<Cfg> s(p);
     wgmma::run(s, maps);
+}
+template <class Cfg>
+GCONV_DEVICE void run(const ConvParams& p, void* workspace, const WgmmaMaps& maps) {
+    Source<Cfg> s(p, workspace);
+    wgmma::run(s, maps);
+}
+
+// Second kernel of split-K with a 16-bit output: converts the fp32 sums of the workspace into
+// the output. Any 1-D launch shape.
+template <class Cfg> GCONV_DEVICE void finish(const ConvParams& p, void* workspace) {
+    typedef typename DTypeOf<Cfg::kDType>::type T;
+    const float* ws = static_cast<const float*>(workspace);
+    T* out = static_cast<T*>(p.out);
+    const i64 n = static_cast<i64>(p.N) * p.Do * p.Ho * p.Wo * p.K;
+    const i64 step = static_cast<i64>(gridDim.x) * blockDim.x;
+    for (i64 e = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step)
+        out[e] = from_float<T>(ws[e]);
 }
 
 } // namespace fwd

@@ -264,6 +264,22 @@ GCONV_DEVICE int tma_tile_count(const ConvParams& p) {
     return p.Z * p.Y * p.X * ((p.c_per_group + 63) / 64);
 }
 
+// The K tiles [begin, begin + count) a block reduces: the source's, or with the tensor maps
+// of a K-major kernel its split's share of tma_tile_count().
+template <class S>
+GCONV_DEVICE void block_k_tiles(const S& s, bool maps_enabled, int& begin, int& count) {
+    if (S::A_MN || !maps_enabled) {
+        begin = s.tile_begin();
+        count = s.tile_count();
+        return;
+    }
+    const int all = tma_tile_count(s.p);
+    const int per_split = (all + S::SPLITS - 1) / S::SPLITS;
+    begin = s.split * per_split;
+    count = all - begin < per_split ? all - begin : per_split;
+    if (count < 0) count = 0;
+}
+
 // The tensor-map producer, one thread: the K tiles run tap-major, tma_tile_count() of them (one
 // group per block), so a tile is one tap's 64-channel slice: A at the tile's first output pixel
 // shifted by the tap's im2col offsets, B at (channel slice, tap, output channel row).
@@ -271,7 +287,7 @@ GCONV_DEVICE int tma_tile_count(const ConvParams& p) {
 // position and mbarrier phase carry on from tile to tile in a persistent block).
 template <class S>
 GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 tiles_addr,
-                              int ktiles, int it) {
+                              int kt_begin, int ktiles, int it) {
     constexpr int STAGES = S::STAGES;
     constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
     const ConvParams& p = s.p;
@@ -285,7 +301,10 @@ GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 t
     const int d0 = od * p.stride_d - p.pad_d;
     const int c_base = s.g0 * p.c_per_group;
     const int b_row = s.g0 * p.k_per_group + s.n0;
-    int cc = 0, tap = 0, x = 0, y = 0, z = 0;
+    const int slices = (p.c_per_group + 63) / 64;
+    int tap = kt_begin / slices;
+    int cc = (kt_begin - tap * slices) * 64;
+    int x = tap % p.X, y = (tap / p.X) % p.Y, z = tap / (p.X * p.Y);
     for (int t = 0; t < ktiles; ++t) {
         u32 dst;
         const u32 full = acquire_stage<STAGES, STAGE_BYTES>(bars, tiles_addr, it + t, dst);
@@ -388,7 +407,7 @@ template <class S> struct TileWalk {
         } else {
             gx = p.m_tiles_per_piece * ((p.N + p.images_per_piece - 1) / p.images_per_piece);
             gy = (S::GM * p.k_per_group + S::TN - 1) / S::TN;
-            const int gz = (p.G + S::GM - 1) / S::GM;
+            const int gz = (p.G + S::GM - 1) / S::GM * S::SPLITS;
             count = gx * gy * gz;
             first = static_cast<int>(blockIdx.x);
             step = static_cast<int>(gridDim.x);
@@ -487,17 +506,18 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             walk.coords(tile, bx, by, bz);
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
-            const int ktiles = MN || !maps.enabled ? s.tile_count() : tma_tile_count(s.p);
+            int kt_begin, ktiles;
+            block_k_tiles(s, maps.enabled, kt_begin, ktiles);
             if constexpr (MN) {
                 produce_tma_mn(s, maps, bars, tiles_addr, ktiles, it);
             } else if (maps.enabled) {
-                produce_tma(s, maps, bars, tiles_addr, ktiles, it);
+                produce_tma(s, maps, bars, tiles_addr, kt_begin, ktiles, it);
             } else {
                 for (int t = 0; t < ktiles; ++t) {
                     const int q = it + t, st = q % STAGES;
                     if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
                     copy_tile(s, tiles + st * STAGE_BYTES, tiles + st * STAGE_BYTES + A_BYTES,
-                              s.tile_begin() + t);
+                              kt_begin + t);
                     arch::async_commit();
                     if (t >= LAG) {
                         arch::async_wait<LAG>();
@@ -524,7 +544,9 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             walk.coords(tile, bx, by, bz);
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
-            const int ktiles = MN || !maps.enabled ? s.tile_count() : tma_tile_count(s.p);
+            int kt_begin, ktiles;
+            block_k_tiles(s, maps.enabled, kt_begin, ktiles);
+            (void)kt_begin;
             if constexpr (PP) {
                 // The other warpgroup's tile: its K tiles pass through the ring all the same.
                 if ((turn++ & 1) != wg) {

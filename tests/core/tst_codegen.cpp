@@ -369,6 +369,60 @@ private slots:
         }
     }
 
+    // Forward split-K: grid z is groups x splits, the splits add into a zeroed fp32 workspace
+    // (16-bit) that the finish kernel converts, or into the zeroed fp32 output itself.
+    void forward_split_k_sequences() {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        const Problem p = random_problem(rng, 2);
+        KernelConfig c = base();
+        c.vector_size_a = c.vector_size_b = c.vector_size_c = 1;
+        c.tile_m = c.tile_n = 64, c.tile_k = 16; // 8 loads of one element per thread and K tile
+        const int splits = 2 + int(rng() % 6);
+        const std::string main_entry(kernel_entry_name()), finish(finish_entry_name());
+        LaunchSequence plain = plan_sequence(c, p);
+        QCOMPARE(plain.steps.size(), std::size_t(1));
+        QVERIFY(!plain.steps[0].kernel.workspace_arg);
+        QVERIFY(generate_kernel_source(c).find("void* workspace") == std::string::npos);
+
+        c.split_k = splits, c.split_k_mode = SplitKMode::Atomic;
+        QVERIFY(has_finish_kernel(c));
+        QVERIFY(!finishes_in_block(c));
+        const LaunchSequence seq = plan_sequence(c, p);
+        QCOMPARE(seq.steps.size(), std::size_t(3));
+        QCOMPARE(int(seq.steps[0].kind), int(LaunchStep::Kind::Memset));
+        QCOMPARE(int(seq.steps[0].memset.buffer), int(LaunchBuffer::Workspace));
+        const std::size_t out_f32 = std::size_t(p.output_elements()) * 4;
+        QCOMPARE(seq.steps[0].memset.bytes, out_f32);
+        QCOMPARE(seq.workspace_bytes, out_f32);
+        QCOMPARE(seq.steps[1].kernel.entry, main_entry);
+        QVERIFY(seq.steps[1].kernel.workspace_arg);
+        QCOMPARE(seq.steps[1].kernel.grid_x, plain.steps[0].kernel.grid_x);
+        QCOMPARE(seq.steps[1].kernel.grid_y, plain.steps[0].kernel.grid_y);
+        QCOMPARE(seq.steps[1].kernel.grid_z, plain.steps[0].kernel.grid_z * unsigned(splits));
+        QCOMPARE(seq.steps[2].kernel.entry, finish);
+        const std::string src = generate_kernel_source(c);
+        QVERIFY(src.find("gconv::fwd::finish<GconvConfig>(p, workspace)") != std::string::npos);
+        QVERIFY(src.find("(gconv::ConvParams p, void* workspace)") != std::string::npos);
+        // The C tile staged for cshuffle holds fp32 sums.
+        QCOMPARE(output_element_bytes(c), 4);
+
+        c.dtype = DataType::FP32, c.warp_tile_k = 4;
+        const LaunchSequence f32 = plan_sequence(c, p);
+        QCOMPARE(f32.steps.size(), std::size_t(2));
+        QCOMPARE(int(f32.steps[0].memset.buffer), int(LaunchBuffer::Output));
+        QCOMPARE(f32.steps[0].memset.bytes, out_f32);
+        QCOMPARE(f32.workspace_bytes, std::size_t(0));
+        QVERIFY(f32.steps[1].kernel.workspace_arg);
+        QVERIFY(!has_finish_kernel(c));
+
+        KernelConfig two = c;
+        two.split_k_mode = SplitKMode::TwoStage;
+        expect_reason(two, p, "split_k");
+        KernelConfig si = c;
+        si.split_image = true;
+        expect_reason(si, p, "split_k");
+    }
+
     void bwd_weight_sequences_per_split_k_mode() {
         std::mt19937 rng(QRandomGenerator::global()->generate());
         const Problem p = random_problem(rng, 2);

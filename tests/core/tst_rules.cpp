@@ -267,7 +267,16 @@ private slots:
         auto c = legal_base();
         c.split_k = 4;
         c.split_k_mode = SplitKMode::Atomic;
-        expect_only(c, "sm_90", Rule::SplitK, "only for bwd_weight");
+        // Forward splits its filter reduction with atomics only, and not with split_image.
+        QVERIFY(check_legality(c, specs().get("sm_90"), specs()).empty());
+        c.split_k_mode = SplitKMode::TwoStage;
+        expect_only(c, "sm_90", Rule::SplitK, "not through 2stage");
+        c.split_k_mode = SplitKMode::Atomic;
+        c.split_image = true;
+        expect_only(c, "sm_90", Rule::SplitK, "split_image");
+        c.split_image = false;
+        c.variant = Variant::BwdData;
+        expect_only(c, "sm_90", Rule::SplitK, "not bwd_data");
         c.variant = Variant::BwdWeight;
         QVERIFY(check_legality(c, specs().get("sm_90"), specs()).empty());
         c.split_k_mode = SplitKMode::None;

@@ -81,6 +81,7 @@ private slots:
             {"bench/configs/forward_direct_tc_explore.json", "forward_2d"},
             {"bench/configs/forward_2d_direct_mma_ksplit_explore.json", "forward_2d"},
             {"bench/configs/forward_3d_direct_mma_ksplit_explore.json", "forward_3d"},
+            {"bench/configs/forward_splitk_explore.json", "forward_2d"},
             {"configs/bwd_data.json", "bwd_data_2d"},
             {"configs/bwd_data_fp16.json", "bwd_data_2d"},
             {"configs/bwd_data_fp32.json", "bwd_data_2d"},

@@ -98,8 +98,14 @@ private slots:
                  true),
             make(fh, 2, 16, 64, 32, 1, 2, 16, 32, 2, Pipeline::CompAsync, inter, di, 4, 4, 4, 1,
                  false),
+            make(bf, 2, 64, 64, 64, 2, 2, 32, 32, 16, Pipeline::CompV3, intra, cs, 8, 8, 8, 1,
+                 false),
+            make(f32, 3, 64, 32, 32, 2, 2, 16, 16, 8, Pipeline::Mem, intra, di, 4, 4, 4, 1, false),
         };
         configs_[6].double_smem_buffer = true; // basic_v1 with two buffers
+        // Split-K: fp32 sums added into a workspace (bf16, with the finish kernel) or the output.
+        configs_[10].split_k = 4, configs_[10].split_k_mode = SplitKMode::Atomic;
+        configs_[11].split_k = 3, configs_[11].split_k_mode = SplitKMode::Atomic;
         for (int i = 0; i < int(configs_.size()); ++i)
             QTest::newRow(generate_kernel_source(configs_[size_t(i)]).substr(26, 90).c_str()) << i;
     }

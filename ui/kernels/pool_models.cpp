@@ -145,7 +145,7 @@ void PoolTableModel::addConfigColumns(std::function<const KernelConfig&(int)> co
         tr("bpc"), tr("block_per_cu"), [](const KernelConfig& c) { return c.block_per_cu; }, none,
         true);
     add(
-        tr("split-K"), tr("split_k and its reduction mode (bwd_weight)"),
+        tr("split-K"), tr("split_k and its reduction mode (bwd_weight, forward GEMM)"),
         [](const KernelConfig& c) {
             return c.split_k == 1 && c.split_k_mode == SplitKMode::None
                        ? QString()
