@@ -232,16 +232,9 @@ GCONV_DEVICE void run(const ConvParams& p, void* workspace, const WgmmaMaps& map
 template <class Cfg> GCONV_DEVICE void finish(const ConvParams& p, void* workspace) {
     typedef typename DTypeOf<Cfg::kDType>::type T;
     constexpr int SLICES = Cfg::kSplitKMode == kTwoStage ? Cfg::kSplitK : 1;
-    const float* ws = static_cast<const float*>(workspace);
-    T* dw = static_cast<T*>(const_cast<void*>(p.wei));
-    const i64 n = static_cast<i64>(p.G) * p.k_per_group * p.Z * p.Y * p.X * p.c_per_group;
-    const i64 step = static_cast<i64>(gridDim.x) * blockDim.x;
-    for (i64 e = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step) {
-        float sum = ws[e];
-#pragma unroll
-        for (int s = 1; s < SLICES; ++s) sum += ws[s * n + e];
-        dw[e] = from_float<T>(sum);
-    }
+    gemm::finish_slices<T, SLICES>(
+        static_cast<T*>(const_cast<void*>(p.wei)), static_cast<const float*>(workspace),
+        static_cast<i64>(p.G) * p.k_per_group * p.Z * p.Y * p.X * p.c_per_group);
 }
 
 } // namespace bwd_weight

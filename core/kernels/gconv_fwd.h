@@ -227,12 +227,8 @@ GCONV_DEVICE void run(const ConvParams& p, void* workspace, const WgmmaMaps& map
 // the output. Any 1-D launch shape.
 template <class Cfg> GCONV_DEVICE void finish(const ConvParams& p, void* workspace) {
     typedef typename DTypeOf<Cfg::kDType>::type T;
-    const float* ws = static_cast<const float*>(workspace);
-    T* out = static_cast<T*>(p.out);
-    const i64 n = static_cast<i64>(p.N) * p.Do * p.Ho * p.Wo * p.K;
-    const i64 step = static_cast<i64>(gridDim.x) * blockDim.x;
-    for (i64 e = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step)
-        out[e] = from_float<T>(ws[e]);
+    gemm::finish_slices<T, 1>(static_cast<T*>(p.out), static_cast<const float*>(workspace),
+                              static_cast<i64>(p.N) * p.Do * p.Ho * p.Wo * p.K);
 }
 
 } // namespace fwd

@@ -61,6 +61,18 @@ GCONV_DEVICE void tile_n_fastest(int linear, int gx, int gy, int& bx, int& by, i
     by = r - bx * gy;
 }
 
+// The finish kernels of split-K: dst[e] = the sum of SLICES fp32 slices of n elements each at
+// ws (one without 2stage), converted to T. A grid-stride loop: any 1-D launch shape.
+template <typename T, int SLICES> GCONV_DEVICE void finish_slices(T* dst, const float* ws, i64 n) {
+    const i64 step = static_cast<i64>(gridDim.x) * blockDim.x;
+    for (i64 e = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step) {
+        float sum = ws[e];
+#pragma unroll
+        for (int s = 1; s < SLICES; ++s) sum += ws[s * n + e];
+        dst[e] = from_float<T>(sum);
+    }
+}
+
 template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struct GemmGeometry {
     typedef typename DTypeOf<Cfg::kDType>::type T;
     typedef OutT_ OutT;
