@@ -26,6 +26,9 @@
 #   wsplit     the bwd_weight GEMM pipelines with split_k 4 to 32
 #              (bench/configs/bwd_weight_2d_splitk_explore.json) with cuDNN on the grouped C/G <= 32
 #              2D baseline shapes, then the class report
+#   fsplit     forward split-K (bench/configs/forward_{wgmma_,}splitk_explore.json): both pools
+#              verified on forward_2d_test_validation, then timed with cuDNN beside the shipped
+#              wgmma pools on bench/baselines/dense_2d_probe.json, then the per-shape best
 #   ksplit     direct_mma with wave_k 2 (bench/configs/*_direct_mma_ksplit_explore.json) beside the
 #              shipped direct_mma pool and cuDNN on the grouped C/G <= 32 baseline shapes of
 #              forward and bwd_data, 2D and 3D (GCONV_KSPLIT_SETS), then the class report
@@ -131,6 +134,22 @@ wsplit() {
   python3 bench/report.py --classes --shapes --markdown "$1"/wsplit.csv | tee "$1/classes.md"
   python3 bench/report.py --best "$1"/wsplit.csv > "$1/best.md"
 }
+fsplit() {
+  local pool set=bench/baselines/dense_2d_probe.json
+  for pool in forward_wgmma_splitk forward_splitk; do
+    $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
+      --config "bench/configs/${pool}_explore.json" --problems forward_2d_test_validation \
+      --output "$1/verify_$pool.csv" 2>&1 | tail -1
+  done
+  python3 bench/report.py "$1"/verify_*.csv | tail -4
+  for pool in bench/configs/forward_wgmma_splitk_explore.json bench/configs/forward_splitk_explore.json \
+      configs/forward_bf16_wgmma.json configs/forward_bf16_persistent_cshuffle_wgmma.json; do
+    $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
+      --batch-size 100 --baseline cudnn --config "$pool" --problems-file "$set" \
+      --output "$1/dense_$(basename "$pool" .json).csv" 2>&1 | tail -1
+  done
+  python3 bench/report.py --best "$1"/dense_*.csv | tee "$1/best.md"
+}
 
 for part in "${parts[@]}"; do
   t=$(date +%s)
@@ -142,6 +161,7 @@ for part in "${parts[@]}"; do
     wgmma_bwd_data|wgmma_bwd_weight)
       OUT="$out/$part" GCONV_VARIANT=${part#wgmma_} timeout "$(limit $part 200)" scripts/device/verify_wgmma.sh ;;
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
+    fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     mma_verify)
       for d in 2d 3d; do for v in forward bwd_data bwd_weight; do
