@@ -1,7 +1,7 @@
 // The pool of every shipped config on every architecture: hundreds of kernels on sm_90 and
 // gfx950 (at most about a hundred for the direct pipeline's *_direct.json and
-// *_direct_staged.json; the NVIDIA-only *_direct_mma.json (2D and 3D) and *_direct_tc.json none on
-// AMD), and exactly the counts the README's table states.
+// *_direct_staged.json and for *_narrow.json; the NVIDIA-only *_direct_mma.json (2D and 3D) and
+// *_direct_tc.json none on AMD), and exactly the counts the README's table states.
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/trait_config.h"
@@ -60,8 +60,10 @@ private slots:
             if (f == "arch_specs.json") continue;
             ++configs;
             const auto traits = load_trait_config(dir.filePath(f).toStdString());
-            // The direct pipeline's pools are small on purpose: few knobs, one loop.
-            const bool direct = f.endsWith("_direct.json") || f.endsWith("_direct_staged.json");
+            // The direct pipeline's pools are small on purpose: few knobs, one loop; so is the
+            // narrow-vector pool, which exists for the channel counts the others refuse.
+            const bool direct = f.endsWith("_direct.json") || f.endsWith("_direct_staged.json") ||
+                                f.endsWith("_narrow.json");
             // The tensor-core direct pools are NVIDIA-only: direct_mma a few per C/G
             // (bwd_weight's times its five split_k values), the depthwise entries (*_direct_tc)
             // their few winning tiles.

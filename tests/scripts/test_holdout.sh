@@ -42,4 +42,25 @@ assert {r["layer"] for r in rows if r["baseline_ms"]} == {r["layer"] for r in ro
 PY
 grep -q "| forward | depthwise | 2D | 2 |" "$tmp/out/classes.md" || fail "no depthwise class row"
 grep -q "| forward | dense | 2D | 3 |" "$tmp/out/classes.md" || fail "no dense class row"
-echo "holdout.sh: probes, shortlist, set runs and class report as expected"
+grep -q "^gaps: 0 " "$tmp/log" || fail "gaps in a set the shortlist covers"
+
+# A 3-channel stem only the narrow-vector pool takes: its shortlisted kernel is the wgmma one
+# that won the dense probe, so the stem is a gap, and the gap pass runs every pool on it.
+cat > "$tmp/gap.json" <<'EOF'
+{"key": "gap", "direction": "forward", "problems": [
+ {"N": 4, "C": 256, "K": 256, "G": 1, "Hi": 14, "Wi": 14, "Y": 1, "X": 1, "layer": "dense_b"},
+ {"N": 2, "C": 3, "K": 64, "G": 1, "Hi": 32, "Wi": 32, "Y": 7, "X": 7, "stride_h": 2, "stride_w": 2, "pad_h": 3, "pad_w": 3, "layer": "stem"}]}
+EOF
+OUT="$tmp/gap" GCONV_BENCH="$bench" GCONV_WORKER="$worker" GCONV_ARCH=sm_90a GCONV_FAKE_SUPPORT=1 \
+  GCONV_HOLDOUT_SET="$tmp/gap.json" GCONV_PROBES=1 GCONV_TOP=1 GCONV_WITHIN=0 \
+  GCONV_HOLDOUT_POOLS="forward_bf16_pingpong_wgmma forward_bf16_narrow" \
+  "$src/scripts/device/holdout.sh" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+grep -q "^gaps: 1 " "$tmp/log" || fail "the stem is not a gap"
+python3 - "$tmp/gap" <<'PY' || fail "gap runs"
+import csv, glob, sys
+gap = [r for f in glob.glob(sys.argv[1] + "/gap_*.csv") for r in csv.DictReader(open(f))]
+assert {r["layer"] for r in gap} == {"stem"}, "the gap pass ran other problems"
+assert any(r["status"] == "ok" and "_v1x" in r["kernel"] for r in gap), "no narrow kernel ran it"
+PY
+grep -q "no kernel" "$tmp/gap/classes.md" && fail "the report still has a shape without a kernel"
+echo "holdout.sh: probes, shortlist, set runs, gaps and class report as expected"

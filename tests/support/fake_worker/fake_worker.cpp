@@ -17,6 +17,8 @@
 // shows the order of both).
 // Results carry gpu_span_ms = latency_ms x (warmup + repeat) + 0.01 unless GCONV_FAKE_NO_SPAN
 // is set (a worker that predates the field).
+// GCONV_FAKE_SUPPORT=1: cells the kernel does not support (is_supported) are answered
+// unsupported, as the real worker answers them.
 // GCONV_FAKE_LOG: a file that gets "<GCONV_FAKE_TAG> <cell> <kernel>" per cell begun.
 // GCONV_FAKE_DELAY_MS: time each successful cell takes.
 //
@@ -29,6 +31,9 @@
 // per cell begun. GCONV_FAKE_CRASH_DEVICE=D with GCONV_FAKE_CRASH_ONCE=FILE: the first worker
 // on device D to create FILE (which then holds "<cell> <kernel>") aborts after that cell's
 // "begin"; every other cell runs normally.
+#include "codegen/launch_plan.h"
+#include "config/config_json.h"
+#include "problem/problem_json.h"
 #include "sweep/worker_protocol.h"
 
 #include <nlohmann/json.hpp>
@@ -208,6 +213,18 @@ bool crash_once_here(int64_t cell, const std::string& kernel) {
     return true;
 }
 
+// Why the kernel does not support the problem, or "" (also when the test's kernel or problem
+// is not a parseable one: the tag-driven tests name kernels freely).
+std::string unsupported_reason(const WorkerKernel& kernel, const nlohmann::json& problem) {
+    try {
+        const SupportCheck s = is_supported(config_from_json(kernel.config, kernel.name),
+                                            problem_from_json(problem, "problem"));
+        return s.ok ? "" : s.reason;
+    } catch (const std::exception&) {
+        return "";
+    }
+}
+
 std::string load_error(const WorkerKernel& kernel) {
     return "fake: the code object of " + kernel.name + " does not load";
 }
@@ -296,6 +313,21 @@ int run_request(const WorkerRequest& request) {
         if (tag == "@loadfail") {
             r.status = CellStatus::Error;
             r.error = load_error(kernel);
+            say(result);
+            continue;
+        }
+        // GCONV_FAKE_SUPPORT=1, as the real worker: a cell the kernel does not support
+        // (gconv-bench sends one per problem when a baseline is asked for) is reported
+        // unsupported, with the baseline. Opt-in: the other tests pair kernels and problems
+        // freely.
+        if (const std::string why =
+                std::getenv("GCONV_FAKE_SUPPORT")
+                    ? unsupported_reason(kernel, problems.at(cell.problem)->problem)
+                    : std::string();
+            !why.empty()) {
+            r.status = CellStatus::Unsupported;
+            r.error = why;
+            if (request.baseline == "cudnn") r.baseline_ms = 1.0;
             say(result);
             continue;
         }
