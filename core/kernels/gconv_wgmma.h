@@ -268,16 +268,16 @@ GCONV_DEVICE int tma_tile_count(const ConvParams& p) {
 // of a K-major kernel its split's share of tma_tile_count().
 template <class S>
 GCONV_DEVICE void block_k_tiles(const S& s, bool maps_enabled, int& begin, int& count) {
-    if (S::A_MN || !maps_enabled) {
-        begin = s.tile_begin();
-        count = s.tile_count();
-        return;
+    begin = s.tile_begin();
+    count = s.tile_count();
+    if constexpr (!S::A_MN) {
+        if (!maps_enabled) return;
+        const int all = tma_tile_count(s.p);
+        const int per_split = (all + S::SPLITS - 1) / S::SPLITS;
+        begin = s.split * per_split;
+        count = all - begin < per_split ? all - begin : per_split;
+        if (count < 0) count = 0;
     }
-    const int all = tma_tile_count(s.p);
-    const int per_split = (all + S::SPLITS - 1) / S::SPLITS;
-    begin = s.split * per_split;
-    count = all - begin < per_split ? all - begin : per_split;
-    if (count < 0) count = 0;
 }
 
 // The tensor-map producer, one thread: the K tiles run tap-major, tma_tile_count() of them (one
