@@ -27,16 +27,20 @@ namespace {
 
 // Every shipped pool: forward, bwd_data and bwd_weight (and their fp16 / fp32 / 3D siblings).
 // The *_wgmma.json pools exist only on sm_90a (wgmma_only) and are left out elsewhere; with them
-// come the wgmma exploration pools of bench/configs, whose shapes (N 192) are not shipped yet.
+// come the wgmma exploration pools of bench/configs, whose shapes (N 192, split-K) are not
+// shipped yet; the mma.sync forward split-K exploration pool comes with the others.
 QStringList pool_configs(bool wgmma_only = false) {
     QDir dir(test::source_path("configs"));
     QStringList out;
     for (const auto& f : dir.entryList({"forward_*.json", "bwd_*.json"}, QDir::Files))
         if (f.endsWith("_wgmma.json") == wgmma_only) out << dir.filePath(f);
+    QDir bench(test::source_path("bench/configs"));
     if (wgmma_only) {
-        QDir bench(test::source_path("bench/configs"));
         for (const auto& f : bench.entryList({"*_wgmma_*explore.json"}, QDir::Files))
             out << bench.filePath(f);
+    } else {
+        // Forward split-K (fp32 sums through vector atomics) on every vendor.
+        out << bench.filePath("forward_splitk_explore.json");
     }
     return out;
 }
