@@ -328,6 +328,14 @@ struct Sweep {
         if (kernels.empty())
             throw Error(config_path + ": no kernel left on " + arch +
                         " after the rules and filters");
+        // A run allocates and verifies its tensors in one element type.
+        for (const KernelConfig& k : kernels)
+            if (k.dtype != kernels.front().dtype)
+                throw Error(config_path + ": data_type: the pool holds " +
+                            std::string(to_string(kernels.front().dtype)) + " and " +
+                            std::string(to_string(k.dtype)) +
+                            " kernels; a run takes one type (add --filter \"c.dtype == '" +
+                            std::string(to_string(kernels.front().dtype)) + "'\")");
         return kernels;
     }
 

@@ -42,6 +42,13 @@ class TestBenchCli : public QObject {
         return rows;
     }
 
+    QString write_filter(const QString& expression) {
+        const QString path = dir_.filePath("filter.txt");
+        QFile f(path);
+        if (f.open(QIODevice::WriteOnly)) f.write(expression.toUtf8() + "\n");
+        return path;
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
@@ -115,6 +122,23 @@ private slots:
         QVERIFY2(r.err.contains("forward_2d_no_such_set") &&
                      r.err.contains("forward_2d_test_validation"),
                  qPrintable(r.err));
+    }
+
+    // A run's tensors have one element type: a pool of bf16 and fp32 kernels is refused with
+    // the filter that picks one, not run on tensors of the first kernel's type.
+    void a_pool_of_two_data_types_is_refused() {
+        QStringList args = sweep_args(dir_.filePath("mixed.csv"));
+        args << "--config" << gconv::test::source_path("bench/configs/forward_splitk_explore.json");
+        args[args.indexOf("--max-kernels") + 1] = "100";
+        const auto r = run(args);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("forward_splitk_explore.json: data_type") &&
+                     r.err.contains("c.dtype == 'bf16'"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(dir_.filePath("mixed.csv")) ||
+                QFile(dir_.filePath("mixed.csv")).size() == 0);
+        args << "--filter-file" << write_filter("c.dtype == 'fp32'");
+        QCOMPARE(run(args).code, 0);
     }
 
     void unwritable_output_is_refused_before_the_build() {
