@@ -136,16 +136,17 @@ wsplit() {
 }
 fsplit() {
   local pool set=bench/baselines/dense_2d_probe.json
-  for pool in forward_wgmma_splitk forward_splitk; do
+  # forward_splitk_explore holds bf16 and fp32 kernels: one run per type.
+  for pool in forward_wgmma_splitk:bf16 forward_splitk:bf16 forward_splitk:fp32; do
     $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
-      --config "bench/configs/${pool}_explore.json" --problems forward_2d_test_validation \
-      --output "$1/verify_$pool.csv" 2>&1 | tail -1
+      --config "bench/configs/${pool%:*}_explore.json" --filter "c.dtype == '${pool#*:}'" \
+      --problems forward_2d_test_validation --output "$1/verify_${pool/:/_}.csv" 2>&1 | tail -1
   done
   python3 bench/report.py "$1"/verify_*.csv | tail -4
   for pool in bench/configs/forward_wgmma_splitk_explore.json bench/configs/forward_splitk_explore.json \
       configs/forward_bf16_wgmma.json configs/forward_bf16_persistent_cshuffle_wgmma.json; do
     $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
-      --batch-size 100 --baseline cudnn --config "$pool" --problems-file "$set" \
+      --batch-size 100 --baseline cudnn --config "$pool" --filter "c.dtype == 'bf16'" --problems-file "$set" \
       --output "$1/dense_$(basename "$pool" .json).csv" 2>&1 | tail -1
   done
   python3 bench/report.py --best "$1"/dense_*.csv | tee "$1/best.md"
