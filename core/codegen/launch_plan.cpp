@@ -188,22 +188,20 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size
     if (c.variant == Variant::BwdData && (c.split_k != 1 || c.split_k_mode != SplitKMode::None))
         r.fail("split_k: ", to_string(c.variant),
                " kernels take split_k = 1 and split_k_mode none");
-    if (c.variant == Variant::Forward) {
-        const bool plain = c.split_k == 1 && c.split_k_mode == SplitKMode::None;
-        const bool split = c.split_k > 1 && c.split_k <= 1024 &&
-                           c.split_k_mode == SplitKMode::Atomic && !c.split_image;
-        if (!plain && !split)
-            r.fail("split_k: forward kernels take split_k = 1 (split_k_mode none) or split_k in "
-                   "[2, 1024] with split_k_mode atomic and no split_image (got split_k ",
-                   c.split_k, ", ", to_string(c.split_k_mode), c.split_image ? ", si" : "", ")");
-    }
-    if (c.variant == Variant::BwdWeight) {
+    if (c.variant != Variant::BwdData) {
+        // Split-K: bwd_weight's and forward's; forward adds atomically into one workspace.
         if (c.split_k < 1 || c.split_k > 1024)
             r.fail("split_k: must be in [1, 1024] (got ", c.split_k, ")");
         else if (c.split_k > 1 && c.split_k_mode == SplitKMode::None)
             r.fail("split_k_mode: split_k ", c.split_k, " needs atomic or 2stage");
         else if (c.split_k == 1 && c.split_k_mode == SplitKMode::Atomic)
             r.fail("split_k_mode: atomic with split_k 1 only adds a zeroing pass");
+        else if (c.variant == Variant::Forward &&
+                 (c.split_k_mode == SplitKMode::TwoStage || (c.split_k > 1 && c.split_image)))
+            r.fail("split_k_mode: forward split-K is atomic and without split_image (got ",
+                   to_string(c.split_k_mode), c.split_image ? ", si" : "", ")");
+    }
+    if (c.variant == Variant::BwdWeight) {
         if (c.num_groups_to_merge != 1)
             r.fail("num_groups_to_merge: bwd_weight computes one group per block (got ",
                    c.num_groups_to_merge, "); merged groups would multiply the work by gm");

@@ -421,6 +421,8 @@ private slots:
         KernelConfig si = c;
         si.split_image = true;
         expect_reason(si, p, "split_k");
+        two.split_k = 1; // 2stage without splits: bwd_weight's only
+        expect_reason(two, p, "split_k");
     }
 
     void bwd_weight_sequences_per_split_k_mode() {
