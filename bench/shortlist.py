@@ -7,7 +7,11 @@ shortlist: at most what best of every pool would give, never more.
   shortlist.py probes SET.json --count N -o PROBES.json
       N problems of SET spread over its classes (depthwise, grouped C/G <= 32 and > 32, dense;
       2D and 3D: at least one from each present, the rest in proportion to their sizes) and,
-      within a class, evenly over its FLOPs; the same problems every time.
+      within a class, evenly over its FLOPs; the same problems every time. With
+      --per-signature, one more probe (the median FLOPs) for each kernel signature of the
+      depthwise and grouped classes that none of them has: C/G, K/G, filter, stride and
+      dilation pick those classes' direct kernels (a pool of them builds one C/G and one
+      filter per kernel), so a probe of another signature shortlists none of its kernels.
   shortlist.py kernels [--within 5] [--top 4] -o FILTER.txt RUN.csv [RUN.csv ...]
       per problem of the runs, its verified kernels within --within percent of its best (at
       most --top of them, fastest first); their union as one gconv filter expression,
@@ -50,6 +54,31 @@ def spread(items, want):
     return [items[round(i * (len(items) - 1) / (want - 1))] for i in range(want)]
 
 
+def kernel_signature(p):
+    s = problem_shape(p)
+    return (problem_group(p), s["C"] // s["G"], s["K"] // s["G"], s["Z"], s["Y"], s["X"],
+            s["stride_d"], s["stride_h"], s["stride_w"], s["dilation_d"], s["dilation_h"],
+            s["dilation_w"])
+
+
+def flops_order(p):
+    return intensity(problem_shape(p), "bf16")[0], p.get("layer", "")
+
+
+def signature_probes(problems, picked):
+    """The median-FLOPs problem of each depthwise or grouped signature `picked` lacks."""
+    have = {kernel_signature(p) for p in picked}
+    by_signature = {}
+    for p in problems:
+        if problem_group(p)[0] != "dense":
+            by_signature.setdefault(kernel_signature(p), []).append(p)
+    extra = []
+    for sig in sorted(by_signature, key=str):
+        if sig not in have:
+            extra += spread(sorted(by_signature[sig], key=flops_order), 1)
+    return extra
+
+
 def pick_probes(problems, count):
     groups = {}
     for p in problems:
@@ -66,8 +95,7 @@ def pick_probes(problems, count):
         share[g] += 1
     picked = []
     for g in sorted(groups, key=str):
-        by_flops = sorted(groups[g], key=lambda p: (intensity(problem_shape(p), "bf16")[0],
-                                                     p.get("layer", "")))
+        by_flops = sorted(groups[g], key=flops_order)
         picked += spread(by_flops, min(share[g], len(by_flops)))
     return picked
 
@@ -80,6 +108,8 @@ def probes(args):
         print(f"shortlist.py: {args.set}: no problems", file=sys.stderr)
         return 1
     picked = pick_probes(problems, args.count)
+    if args.per_signature:
+        picked += signature_probes(problems, picked)
     out = {k: v for k, v in doc.items() if k != "problems"}
     out["key"] = doc.get("key", "set") + "_probes"
     out["description"] = (f"{len(picked)} probes of {doc.get('key', args.set)} "
@@ -123,6 +153,8 @@ def main():
     p = sub.add_parser("probes", help="spread probe problems of a set")
     p.add_argument("set")
     p.add_argument("--count", type=int, default=16)
+    p.add_argument("--per-signature", action="store_true",
+                   help="one more probe per depthwise or grouped kernel signature not yet probed")
     p.add_argument("-o", "--output", required=True)
     k = sub.add_parser("kernels", help="the kernels near each problem's best, as a filter")
     k.add_argument("--within", type=float, default=5.0)

@@ -10,8 +10,12 @@
 # probes and the shortlist stay under $OUT. The set's largest shapes (2 TFLOP) take longer than
 # the probes' cells: GCONV_SET_TIMEOUT (default 30 s) is the second pass's --kernel-timeout. A
 # third pass runs every pool, unfiltered, on the shapes no shortlisted kernel ran (the gaps).
+# The probes take one per depthwise or grouped kernel signature besides the proportional ones
+# (bench/shortlist.py --per-signature; GCONV_PER_SIGNATURE=0 leaves it out). A run that did not
+# finish in one call goes on in the next: GCONV_HOLDOUT_FROM names the folder of the earlier
+# run's files, whose finished cells are kept (--resume) and whose shortlist is reused.
 # env: GCONV_HOLDOUT_SET (default problems/validation_holdout.json), GCONV_PROBES (20),
-#      GCONV_WITHIN (5), GCONV_TOP (4), GCONV_HOLDOUT_POOLS (configs/*.json names; default every
+#      GCONV_WITHIN (5), GCONV_TOP (4), GCONV_HOLDOUT_FROM, GCONV_HOLDOUT_POOLS (configs/*.json names; default every
 #      pool of the set's direction), GCONV_BENCH + GCONV_WORKER + GCONV_ARCH (a build and worker of
 #      your own instead of building build/device, for example the fake worker of the tests).
 # usage (on the GPU machine, carry .deps): OUT=/tmp/o scripts/device/holdout.sh
@@ -33,6 +37,15 @@ esac
 pools=${GCONV_HOLDOUT_POOLS:-$pools}
 worker=()
 [ -n "${GCONV_WORKER:-}" ] && worker=(--worker "$GCONV_WORKER")
+resume=()
+if [ -n "${GCONV_HOLDOUT_FROM:-}" ]; then
+  [ -d "$GCONV_HOLDOUT_FROM" ] || { echo "holdout.sh: GCONV_HOLDOUT_FROM: no folder $GCONV_HOLDOUT_FROM" >&2; exit 2; }
+  for f in "$GCONV_HOLDOUT_FROM"/{probes.json,shortlist.txt,probe_*,set_*,gap_*}; do
+    [ -f "$f" ] && cp "$f" "$out/"
+  done
+  resume=(--resume)
+  echo "resuming from $GCONV_HOLDOUT_FROM: $(cat "$out"/*.csv 2>/dev/null | grep -c ',ok,') ok cells kept"
+fi
 
 # run LABEL CONFIG PROBLEMS [ARGS...]: one pool on a problem file into $out/LABEL_<pool>.csv; a
 # pool the filter leaves empty is skipped (gconv-bench says so).
@@ -42,7 +55,7 @@ run() {
   log=$("$bench" --variant "$variant" --arch "${GCONV_ARCH:-auto}" --progress none \
     --kernel-timeout "${timeout_s:-10}" --warmup 3 --repeat 20 --batch-size 100 "${worker[@]}" \
     --config "configs/$cfg.json" --problems-file "$problems" \
-    --output "$out/${label}_$cfg.csv" "$@" 2>&1)
+    --output "$out/${label}_$cfg.csv" "${resume[@]}" "$@" 2>&1)
   local rc=$?
   if grep -q "no kernel left" <<< "$log"; then
     echo "$label $cfg: no kernel of the shortlist"
@@ -52,11 +65,19 @@ run() {
 }
 
 t0=$(date +%s)
-python3 bench/shortlist.py probes "$set_file" --count "${GCONV_PROBES:-20}" -o "$out/probes.json" || exit 1
-for cfg in $pools; do run probe "$cfg" "$out/probes.json" || true; done
-echo "probes: $(( $(date +%s) - t0 )) s"
-python3 bench/shortlist.py kernels --within "${GCONV_WITHIN:-5}" --top "${GCONV_TOP:-4}" \
-  -o "$out/shortlist.txt" "$out"/probe_*.csv || exit 1
+if [ -f "$out/shortlist.txt" ]; then
+  echo "probes: the shortlist of $GCONV_HOLDOUT_FROM"
+else
+  signature=(--per-signature)
+  [ "${GCONV_PER_SIGNATURE:-1}" = 0 ] && signature=()
+  [ -f "$out/probes.json" ] ||
+    python3 bench/shortlist.py probes "$set_file" --count "${GCONV_PROBES:-20}" "${signature[@]}" \
+      -o "$out/probes.json" || exit 1
+  for cfg in $pools; do run probe "$cfg" "$out/probes.json" || true; done
+  echo "probes: $(( $(date +%s) - t0 )) s"
+  python3 bench/shortlist.py kernels --within "${GCONV_WITHIN:-5}" --top "${GCONV_TOP:-4}" \
+    -o "$out/shortlist.txt" "$out"/probe_*.csv || exit 1
+fi
 t1=$(date +%s)
 # uncovered: how many problems of the set no set run has timed cuDNN for yet.
 uncovered() {

@@ -21,11 +21,14 @@ OUT="$tmp/out" GCONV_BENCH="$bench" GCONV_WORKER="$worker" GCONV_ARCH=sm_90a \
   GCONV_HOLDOUT_POOLS="forward_direct_tc forward_bf16_pingpong_wgmma" \
   "$src/scripts/device/holdout.sh" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
 fail() { echo "FAIL: $*"; cat "$tmp/log"; exit 1; }
-# One probe per class (depthwise, dense), the median FLOPs of each.
-probes=$(python3 -c "import json,sys; print(' '.join(p['layer'] for p in json.load(open(sys.argv[1]))['problems']))" "$tmp/out/probes.json")
-[ "$probes" = "dense_b dw_b" ] || fail "probes '$probes'"
-# One kernel per probe: two names.
-grep -q "^c.name in \['grouped_conv_forward_bf16_2d_[^']*', 'grouped_conv_forward_bf16_2d_[^']*'\]$" \
+# One probe per class (depthwise, dense), the median FLOPs of each, then one for the depthwise
+# signature (7x7 vs 3x3) the proportional ones lack.
+layers() { python3 -c "import json,sys; print(' '.join(p['layer'] for p in json.load(open(sys.argv[1]))['problems']))" "$1"; }
+probes=$(layers "$tmp/out/probes.json")
+[ "$probes" = "dense_b dw_b dw_a" ] || fail "probes '$probes'"
+# At most one kernel per probe: two or three names (the fake worker's depthwise winner may be
+# one kernel for both filters).
+grep -Eq "^c.name in \['grouped_conv_forward_bf16_2d_[^']*'(, 'grouped_conv_forward_bf16_2d_[^']*'){1,2}\]$" \
   "$tmp/out/shortlist.txt" || fail "shortlist: $(cat "$tmp/out/shortlist.txt")"
 # The whole set ran on the shortlist only, with the baseline beside every cell.
 python3 - "$tmp/out" "$tmp/out/shortlist.txt" <<'PY' || fail "set runs"
@@ -43,6 +46,30 @@ PY
 grep -q "| forward | depthwise | 2D | 2 |" "$tmp/out/classes.md" || fail "no depthwise class row"
 grep -q "| forward | dense | 2D | 3 |" "$tmp/out/classes.md" || fail "no dense class row"
 grep -q "^gaps: 0 " "$tmp/log" || fail "gaps in a set the shortlist covers"
+
+# Going on from that run (as a second device call would): the shortlist is reused, no probe
+# runs again, every finished cell is kept and the report is the same.
+OUT="$tmp/again" GCONV_BENCH="$bench" GCONV_WORKER="$worker" GCONV_ARCH=sm_90a \
+  GCONV_HOLDOUT_SET="$tmp/set.json" GCONV_HOLDOUT_FROM="$tmp/out" \
+  GCONV_HOLDOUT_POOLS="forward_direct_tc forward_bf16_pingpong_wgmma" \
+  "$src/scripts/device/holdout.sh" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+grep -q "^probes: the shortlist of $tmp/out" "$tmp/log" || fail "the probes ran again"
+grep -q "^probe " "$tmp/log" && fail "a probe run in the resumed run"
+cmp -s "$tmp/out/shortlist.txt" "$tmp/again/shortlist.txt" || fail "another shortlist"
+python3 - "$tmp/out" "$tmp/again" <<'PY' || fail "resumed set runs"
+import csv, glob, os, sys
+def cells(d):
+    return {(os.path.basename(f), r["kernel"], r["problem_idx"]): r["latency_ms"]
+            for f in glob.glob(d + "/set_*.csv") for r in csv.DictReader(open(f))
+            if r["status"] == "ok"}
+before, after = cells(sys.argv[1]), cells(sys.argv[2])
+assert before and after == before, "resumed cells differ: %d before, %d after" % (len(before), len(after))
+PY
+cmp -s "$tmp/out/classes.md" "$tmp/again/classes.md" || fail "the resumed report differs"
+OUT="$tmp/none" GCONV_BENCH="$bench" GCONV_WORKER="$worker" GCONV_HOLDOUT_SET="$tmp/set.json" \
+  GCONV_HOLDOUT_FROM="$tmp/missing" "$src/scripts/device/holdout.sh" > "$tmp/log" 2>&1 &&
+  fail "a missing GCONV_HOLDOUT_FROM folder ran"
+grep -q "no folder $tmp/missing" "$tmp/log" || fail "no message for a missing folder: $(cat "$tmp/log")"
 
 # A 3-channel stem only the narrow-vector pool takes: its shortlisted kernel is the wgmma one
 # that won the dense probe, so the stem is a gap, and the gap pass runs every pool on it.

@@ -52,9 +52,9 @@ class Shortlist(unittest.TestCase):
             json.dump({"key": "s", "direction": "forward", "problems": problems}, f)
         return self.path("set.json")
 
-    def probes(self, problems, count):
+    def probes(self, problems, count, *extra):
         p = self.run_script("probes", self.write_set(problems), "--count", str(count), "-o",
-                            self.path("probes.json"))
+                            self.path("probes.json"), *extra)
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(self.path("probes.json")) as f:
             return [q["layer"] for q in json.load(f)["problems"]]
@@ -79,6 +79,27 @@ class Shortlist(unittest.TestCase):
     def test_fewer_probes_than_classes_still_take_one_of_each(self):
         problems = [dense(2, 64, 16, "a"), depthwise(64, "b"), dense_3d("c")]
         self.assertEqual(sorted(self.probes(problems, 1)), ["a", "b", "c"])
+
+    def test_per_signature_adds_one_probe_per_unprobed_small_group_signature(self):
+        def grouped(cg, n, filt, stride, layer):
+            return {"N": n, "C": 8 * cg, "K": 8 * cg, "G": 8, "Hi": 28, "Wi": 28, "Y": filt,
+                    "X": filt, "stride_h": stride, "stride_w": stride, "layer": layer}
+        problems = [dense(1 + i, 64, 16, f"dense{i}") for i in range(4)]
+        problems += [grouped(16, n, 3, 1, f"g16_n{n}") for n in (1, 2, 4)]
+        problems += [grouped(16, n, 3, 2, f"g16s2_n{n}") for n in (1, 2, 4)]  # another stride
+        problems += [grouped(8, 2, 3, 1, "g8"), grouped(16, 2, 5, 1, "g16_5x5")]
+        problems += [dense(8, 32, 16, "dense_big")]
+        plain = self.probes(problems, 2)
+        self.assertEqual(len(plain), 2)
+        extra = self.probes(problems, 2, "--per-signature")
+        self.assertEqual(extra[:2], plain)  # the proportional probes come first, unchanged
+        grouped_picked = [p for p in extra if p.startswith("g")]
+        # One per signature: C/G 16 3x3 stride 1 and 2, C/G 8, 5x5; the median FLOPs of each.
+        self.assertEqual(len(grouped_picked), 4, extra)
+        self.assertEqual(sum(1 for p in grouped_picked if p.startswith("g16s2_")), 1, extra)
+        self.assertTrue({"g16_n2", "g8", "g16_5x5"} <= set(grouped_picked), extra)
+        self.assertEqual(sum(1 for p in extra if p.startswith("dense")), 1)  # dense gets none
+        self.assertEqual(self.probes(problems, 2, "--per-signature"), extra)
 
     def test_an_empty_set_is_refused(self):
         p = self.run_script("probes", self.write_set([]), "-o", self.path("p.json"))
