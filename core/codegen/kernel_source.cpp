@@ -144,6 +144,7 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
     field("bool", "kUseMma", cpp_bool(uses_mma(c)));
     field("bool", "kWgmma", cpp_bool(uses_wgmma(c)));
     field("int", "kStages", pipeline_stages(c));
+    field("int", "kCPasses", c_buffer_passes(c));
     field("int", "kSmemBytes", shared_bytes(c));
     if (c.variant != Variant::BwdData) {
         field("int", "kSplitK", c.split_k);

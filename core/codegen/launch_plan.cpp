@@ -33,11 +33,25 @@ int64_t cshuffle_bytes(const KernelConfig& c) {
     const int64_t out_elem = output_element_bytes(c);
     return c.tile_m * (c.tile_n + 16 / out_elem) * out_elem;
 }
-// The cshufflebuf C buffer beside a wgmma ring: one C tile, one per consumer warpgroup when
-// they ping-pong.
-int64_t c_buffer_bytes(const KernelConfig& c) {
+// The cshufflebuf C buffer beside a wgmma ring: tile_m rows of tile_n / passes outputs (the
+// epilogue stages C that many column slices at a time), one per consumer warpgroup when they
+// ping-pong.
+int64_t c_buffer_bytes(const KernelConfig& c, int passes) {
     if (c.epilogue != Epilogue::CShuffleBuf) return 0;
-    return cshuffle_bytes(c) * (wgmma_pingpong(c) ? c.wave_m / 4 : 1);
+    const int64_t out_elem = output_element_bytes(c);
+    return c.tile_m * (c.tile_n / passes + 16 / out_elem) * out_elem *
+           (wgmma_pingpong(c) ? c.wave_m / 4 : 1);
+}
+
+// wgmma ring stages beside a C buffer staged in `passes` column slices: as many as fit in
+// 192 KiB, and beside the buffer in sm_90's 227 KiB; at least 3 (see pipeline_stages), at
+// most 4.
+int wgmma_stages(const KernelConfig& c, int passes) {
+    const int64_t stage = int64_t{c.tile_m + c.tile_n} * c.tile_k * element_bytes(c.dtype);
+    int64_t fit = 196608 / stage;
+    if (c.epilogue == Epilogue::CShuffleBuf)
+        fit = std::min(fit, (k_sm90_shared_optin - 1024 - 64 - c_buffer_bytes(c, passes)) / stage);
+    return static_cast<int>(std::clamp<int64_t>(fit, 3, 4));
 }
 
 // Elements of one image of the input and of the output.
@@ -64,6 +78,21 @@ bool uses_wgmma(const KernelConfig& c) {
 }
 bool wgmma_pingpong(const KernelConfig& c) {
     return uses_wgmma(c) && c.scheduler == Scheduler::Interwave;
+}
+
+int c_buffer_passes(const KernelConfig& c) {
+    if (!uses_wgmma(c) || c.epilogue != Epilogue::CShuffleBuf) return 1;
+    // The fewest column slices that give the ring its most stages: a whole 128 x 256 tile
+    // (67 KiB) leaves room for 3 stages of 48 KiB, quarter slices (18 KiB) for 4. A slice keeps
+    // at least 32 columns and whole output vectors.
+    const auto fits = [&](int passes) {
+        const int cols = c.tile_n / passes;
+        return c.tile_n % passes == 0 && cols >= 32 && cols % c.vector_size_c == 0;
+    };
+    int best = 1;
+    for (int passes = 2; fits(passes); passes *= 2)
+        if (wgmma_stages(c, passes) > wgmma_stages(c, best)) best = passes;
+    return best;
 }
 int block_warps(const KernelConfig& c) {
     return c.wave_m * c.wave_n * c.wave_k + (uses_wgmma(c) ? 4 : 0);
@@ -100,15 +129,10 @@ int pipeline_stages(const KernelConfig& c) {
         // wgmma: 3-4 unpadded stages in about 192 KiB. At least 3: the producer signals a stage
         // STAGES-2 tiles after issuing it, so 2 stages would deadlock (seen on the H200); 8 stages
         // in 225 KiB measured slower (one block per SM instead of two, docs/notes/wgmma.md).
-        // cshufflebuf keeps its C tile beside the ring: as many stages as fit next to it in
-        // sm_90's 227 KiB (3 for the 256-row / 256-column tiles).
-        if (uses_wgmma(c)) {
-            const int64_t stage = int64_t{c.tile_m + c.tile_n} * c.tile_k * element_bytes(c.dtype);
-            int64_t fit = 196608 / stage;
-            if (c.epilogue == Epilogue::CShuffleBuf)
-                fit = std::min(fit, (k_sm90_shared_optin - 1024 - 64 - c_buffer_bytes(c)) / stage);
-            return static_cast<int>(std::clamp<int64_t>(fit, 3, 4));
-        }
+        // cshufflebuf keeps its C buffer beside the ring: as many stages as fit next to it in
+        // sm_90's 227 KiB, the buffer staging C in column slices where a whole tile would cost
+        // a stage (c_buffer_passes).
+        if (uses_wgmma(c)) return wgmma_stages(c, c_buffer_passes(c));
         return 2;
     case Pipeline::CompV4:
     case Pipeline::CompAsync:
@@ -137,7 +161,7 @@ std::size_t shared_bytes(const KernelConfig& c, int /*warp_size*/) {
         return static_cast<std::size_t>(std::max(pipeline_stages(c) * int64_t{c.tile_m + c.tile_n} *
                                                      c.tile_k * element_bytes(c.dtype),
                                                  epi) +
-                                        c_buffer_bytes(c) + 1024 + 64);
+                                        c_buffer_bytes(c, c_buffer_passes(c)) + 1024 + 64);
     const int64_t red = c.pipeline == Pipeline::CompV5 ? int64_t{c.tile_m} * c.tile_n * 4 : 0;
     return static_cast<std::size_t>(std::max({pipe, epi, red}));
 }

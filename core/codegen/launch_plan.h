@@ -50,6 +50,10 @@ bool b_is_mn_major(const KernelConfig& config);
 // workspace or atomics), else the element type.
 int output_element_bytes(const KernelConfig& config);
 
+// Column slices in which a wgmma cshufflebuf epilogue stages its C tile: 1, or the fewest
+// powers of two that let the ring beside its buffer hold the most stages (4 for the 128 x 256
+// and 256 x 128 tiles); 1 for every other kernel.
+int c_buffer_passes(const KernelConfig& config);
 // Shared-memory stages of the pipeline: basic_v1 1 (2 with dsb), compv3 1, compv4 / compv5 /
 // comp_async 2, compv6 3, mem 1 + clamp(ceil(32 KiB / stage bytes), 2, 8); wgmma 3-4 (as many
 // as fit in 192 KiB, and beside the C buffer in 227 KiB for cshufflebuf).
@@ -60,7 +64,8 @@ std::size_t stage_bytes(const KernelConfig& config);
 // Dynamic shared memory per block: max(stages * stage, cshuffle C tile
 // tile_m * (tile_n + 16 / out) * out with out = output_element_bytes, compv5 reduction
 // tile_m * tile_n * 4). wgmma: unpadded stages and the cshuffle tile share the space, the
-// cshufflebuf C tile (one per consumer warpgroup with ping-pong) comes on top, plus 1088 bytes
+// cshufflebuf C buffer (tile_m x (tile_n / c_buffer_passes + 16 / out) x out, one per consumer
+// warpgroup with ping-pong) comes on top, plus 1088 bytes
 // of mbarriers and alignment slack.
 // The device code static_asserts the same value. warp_size does not change it today.
 std::size_t shared_bytes(const KernelConfig& config, int warp_size = 32);

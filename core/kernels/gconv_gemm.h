@@ -162,8 +162,13 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     static constexpr int CONSUMERS = NWARPS / 4;
     static constexpr int PRODUCER_REGS = 88, CONSUMER_REGS = 208; // setmaxnreg, 2 consumers
     static constexpr int WG_RING = STAGES * (TM + TN) * TK * ELEM;
-    // cshufflebuf: C after the ring, one tile per consumer warpgroup when they ping-pong.
-    static constexpr int C_TILE_BYTES = TM * LDC * OUT_ELEM;
+    // cshufflebuf: C after the ring, one buffer per consumer warpgroup when they ping-pong,
+    // staged C_PASSES column slices of C_COLS at a time (launch_plan.cpp: c_buffer_passes).
+    static constexpr int C_PASSES = Cfg::kCPasses;
+    static constexpr int C_COLS = TN / C_PASSES;
+    static constexpr int LDCB = C_COLS + 16 / OUT_ELEM;
+    static_assert(TN % C_PASSES == 0 && C_COLS % VC == 0, "whole output vectors per C slice");
+    static constexpr int C_TILE_BYTES = TM * LDCB * OUT_ELEM;
     static constexpr int C_BUF_BYTES = CSHUFFLE_BUF ? C_TILE_BYTES * (PINGPONG ? CONSUMERS : 1) : 0;
     static constexpr int WG_BYTES =
         (WG_RING > EPI_BYTES ? WG_RING : EPI_BYTES) + C_BUF_BYTES + 1024 + 64;

@@ -429,19 +429,28 @@ template <class S> struct TileWalk {
     }
 };
 
-// The tile's C, staged in shared memory (S::LDC apart), stored as whole S::VC-vector rows by the
-// S::CTHREADS threads of the tile (ct: this thread's index among them).
-template <class S> GCONV_DEVICE void store_c_rows(S& s, const typename S::OutT* sc, int ct) {
-    constexpr int VPR = S::TN / S::VC;
+// COLS columns of the tile's C from column col0 on, staged in shared memory (LD apart), stored
+// as whole S::VC-vector rows by the S::CTHREADS threads of the tile (ct: this thread's index
+// among them).
+template <class S, int COLS, int LD>
+GCONV_DEVICE void store_c_rows(S& s, const typename S::OutT* sc, int ct, int col0) {
+    constexpr int VPR = COLS / S::VC;
     constexpr int TOTAL = S::TM * VPR;
 #pragma unroll
     for (int i = 0; i < (TOTAL + S::CTHREADS - 1) / S::CTHREADS; ++i) {
         const int idx = ct + i * S::CTHREADS;
         if (TOTAL % S::CTHREADS != 0 && idx >= TOTAL) break;
         const int row = idx / VPR, col = (idx % VPR) * S::VC;
-        if (!s.out_ok(row, col)) continue;
-        gemm::put<S, S::VC>(s.out_ptr(row, col), sc + row * S::LDC + col);
+        if (!s.out_ok(row, col0 + col)) continue;
+        gemm::put<S, S::VC>(s.out_ptr(row, col0 + col), sc + row * LD + col);
     }
+}
+
+// The C slice (C_COLS columns) that accumulator `idx` of a wgmma consumer falls in: its n8
+// column block's, the same for every lane, so an unrolled loop over idx keeps the test off the
+// registers' indices.
+template <class S> GCONV_DEVICE constexpr int c_slice(int idx) {
+    return ((idx >> 2) % S::FN) * S::FRAG_N / S::C_COLS;
 }
 
 // The whole block: producer / consumer main loop, then the engine's epilogues, per tile.
@@ -609,34 +618,41 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
                 }
                 consumer_barrier<S::CTHREADS>();
-                store_c_rows(s, sc, tid - 128);
+                store_c_rows<S, S::TN, S::LDC>(s, sc, tid - 128, 0);
             } else if constexpr (S::CSHUFFLE_BUF) {
                 // C has its own buffer after the ring, so the producer goes on filling the ring
-                // with the next tile's K tiles meanwhile. The first barrier waits until every
-                // consumer has read the previous tile's C out of the buffer. Ping-pong: each
-                // warpgroup has its own buffer and barrier.
+                // with the next tile's K tiles meanwhile. The first barrier of a slice waits
+                // until every consumer has read the previous slice (or tile) out of the buffer.
+                // Ping-pong: each warpgroup has its own buffer and barrier. A buffer of a
+                // column slice (C_PASSES > 1) leaves the ring a stage more.
+                static_assert(S::RN == 1 && S::CWN == 1, "wgmma: one warp tile spans tile_n");
                 OutT* sc =
                     reinterpret_cast<OutT*>(tiles + S::WG_RING + (PP ? wg * S::C_TILE_BYTES : 0));
-                if constexpr (PP) {
-                    arch::named_barrier<S::CTHREADS>(1 + wg);
-                } else {
-                    consumer_barrier<S::CTHREADS>();
-                }
-                // A fragment's two adjacent columns go in one store.
 #pragma unroll
-                for (int idx = 0; idx < S::ACC; idx += S::RUN) {
-                    int row, col;
-                    gemm::coord<S>(idx, tw, 0, lane, row, col);
-                    GCONV_ALIGN(16) OutT v[S::RUN];
+                for (int pass = 0; pass < S::C_PASSES; ++pass) {
+                    if constexpr (PP) {
+                        arch::named_barrier<S::CTHREADS>(1 + wg);
+                    } else {
+                        consumer_barrier<S::CTHREADS>();
+                    }
+                    // A fragment's two adjacent columns go in one store.
 #pragma unroll
-                    for (int e = 0; e < S::RUN; ++e) v[e] = from_float<OutT>(acc[idx + e]);
-                    gemm::copy_run<S::RUN>(sc + row * S::LDC + col, v);
+                    for (int idx = 0; idx < S::ACC; idx += S::RUN) {
+                        if (c_slice<S>(idx) != pass) continue;
+                        int row, col;
+                        gemm::coord<S>(idx, tw, 0, lane, row, col);
+                        GCONV_ALIGN(16) OutT v[S::RUN];
+#pragma unroll
+                        for (int e = 0; e < S::RUN; ++e) v[e] = from_float<OutT>(acc[idx + e]);
+                        gemm::copy_run<S::RUN>(sc + row * S::LDCB + col - pass * S::C_COLS, v);
+                    }
+                    if constexpr (PP)
+                        arch::named_barrier<S::CTHREADS>(1 + wg);
+                    else
+                        consumer_barrier<S::CTHREADS>();
+                    store_c_rows<S, S::C_COLS, S::LDCB>(s, sc, tid - 128 - (PP ? wg * 128 : 0),
+                                                        pass * S::C_COLS);
                 }
-                if constexpr (PP)
-                    arch::named_barrier<S::CTHREADS>(1 + wg);
-                else
-                    consumer_barrier<S::CTHREADS>();
-                store_c_rows(s, sc, tid - 128 - (PP ? wg * 128 : 0));
             } else {
                 gemm::store_direct(s, acc, tw, 0, lane);
             }

@@ -325,13 +325,31 @@ private slots:
         // cshuffle reuses the ring for C: no extra buffer.
         c.epilogue = Epilogue::CShuffle;
         QCOMPARE(shared_bytes(c), std::size_t{4 * 256 * 128} + 1088);
+        QCOMPARE(c_buffer_passes(c), 1); // a whole C tile already leaves room for 4 stages
         c.epilogue = Epilogue::CShuffleBuf;
         c.tile_m = 256;
         c.wave_m = 8;
-        QCOMPARE(pipeline_stages(c), 3);
-        QCOMPARE(shared_bytes(c), std::size_t{3 * 384 * 128} + 256 * 136 * 2 + 1088);
+        // A whole 256 x 128 C tile (68 KiB) would leave room for 3 stages of 48 KiB, half of
+        // it (36 KiB) still for 3: the buffer holds a quarter (32 columns, 20 KiB) and the
+        // ring 4 stages.
+        QCOMPARE(c_buffer_passes(c), 4);
+        QCOMPARE(pipeline_stages(c), 4);
+        QCOMPARE(shared_bytes(c), std::size_t{4 * 384 * 128} + 256 * 40 * 2 + 1088);
         QVERIFY(shared_bytes(c) <= 232448);
+        // 128 x 256 likewise (64 columns at a time).
+        c.tile_m = 128;
+        c.tile_n = 256;
+        c.warp_tile_n = 256;
+        QCOMPARE(c_buffer_passes(c), 4);
+        QCOMPARE(shared_bytes(c), std::size_t{4 * 384 * 128} + 128 * 72 * 2 + 1088);
+        // Slices keep whole output vectors: 128-element vectors allow halves only, which
+        // (136 columns of padded rows, 34 KiB) are 64 bytes too many for a fourth stage.
+        c.vector_size_c = 128;
+        QCOMPARE(c_buffer_passes(c), 1);
+        QCOMPARE(pipeline_stages(c), 3);
+        c.vector_size_c = 8;
         c.epilogue = Epilogue::CShuffle;
+        QCOMPARE(c_buffer_passes(c), 1);
         QCOMPARE(pipeline_stages(c), 4);
     }
 
