@@ -75,8 +75,8 @@ bool reduces_through_workspace(const KernelConfig& c) {
 
 bool finishes_in_block(const KernelConfig& c) {
     // 2stage keeps its finish kernel (kernels/gconv_bwd_weight.h OutputOf says why), and so
-    // does forward, whose blocks' fp32 sums land all over the output.
-    return c.variant == Variant::BwdWeight && reduces_through_workspace(c) &&
+    // does the wgmma pipeline, whose roles leave no block-wide barrier after the epilogue.
+    return c.variant != Variant::BwdData && reduces_through_workspace(c) &&
            c.split_k_mode == SplitKMode::Atomic && !is_direct(c) && !is_direct_mma(c) &&
            !uses_wgmma(c);
 }
@@ -88,12 +88,11 @@ bool has_finish_kernel(const KernelConfig& c) {
            !finishes_in_block(c);
 }
 
-std::size_t bwd_weight_ticket_bytes(const KernelConfig& c, const Problem& p) {
+std::size_t split_ticket_bytes(const KernelConfig& c, const Problem& p) {
     if (!finishes_in_block(c)) return 0;
-    const int64_t n_total = p.Z * p.Y * p.X * p.c_per_group();
-    const auto tiles_along = [](int64_t n, int64_t tile) { return (n + tile - 1) / tile; };
-    const int64_t tiles =
-        p.G * tiles_along(p.k_per_group(), c.tile_m) * tiles_along(n_total, c.tile_n);
+    // One ticket per output tile: the grid without its splits.
+    const LaunchPlan plan = plan_launch(c, p);
+    const int64_t tiles = int64_t{plan.grid_x} * plan.grid_y * (plan.grid_z / c.split_k);
     return static_cast<std::size_t>(tiles * 4);
 }
 

@@ -12,20 +12,21 @@ namespace gconv {
 
 // Entry point of every generated kernel TU: extern "C" __global__ void <name>(ConvParams).
 std::string_view kernel_entry_name();
-// Second kernel of a bwd_weight module whose split-K reduction goes through an fp32
-// workspace (two_stage, or atomic with a bf16 / fp16 dW): sums the slices and converts. two_stage
+// Second kernel of a forward or bwd_weight module whose split-K reduction goes through an fp32
+// workspace (two_stage, or atomic with a 16-bit output): sums the slices and converts. two_stage
 // and the wgmma pipeline need it: with atomic on the mma.sync GEMM pipelines the block that adds
 // last to a tile converts it (finishes_in_block), on the direct pipelines (direct, direct_mma, the
 // tensor-core entries) the block that adds last to a channel block its slice
 // (codegen/direct_plan.h direct_weight_workspace_bytes).
 std::string_view finish_entry_name();
 bool has_finish_kernel(const KernelConfig& config);
-// A bwd_weight GEMM kernel (mma.sync) with atomic adds into the fp32 workspace: its blocks
-// finish the tiles themselves, with one ticket per tile after the fp32 sums (bwd_weight_ticket_
-// bytes, zeroed with them per run; kernels/gconv_bwd_weight.h finish_tile()).
+// A forward or bwd_weight GEMM kernel (mma.sync) with atomic adds into the fp32 workspace: its
+// blocks finish the tiles themselves, with one ticket per output tile after the fp32 sums
+// (split_ticket_bytes, zeroed with them per run; finish_tile() in kernels/gconv_fwd.h and
+// kernels/gconv_bwd_weight.h).
 bool finishes_in_block(const KernelConfig& config);
 struct Problem;
-std::size_t bwd_weight_ticket_bytes(const KernelConfig& config, const Problem& problem);
+std::size_t split_ticket_bytes(const KernelConfig& config, const Problem& problem);
 
 // What a module holds besides its main (and finish) entry: the optional entries (the direct
 // pipeline's K x K filter entries, direct_mma's strided bwd_data entry) and the C/G widths the

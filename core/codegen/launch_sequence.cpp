@@ -66,12 +66,13 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
         seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
     } else if (c.variant == Variant::Forward && c.split_k_mode == SplitKMode::Atomic) {
         // The splits add into fp32 sums that start at zero on every run: the output itself
-        // (fp32), else a workspace that the finish kernel converts.
+        // (fp32), else a workspace that the last split of each tile converts (mma.sync: its
+        // tickets after the sums, zero on every run too) or the finish kernel (wgmma).
         const std::size_t out_f32 = static_cast<std::size_t>(p.output_elements()) * 4;
         if (c.dtype == DataType::FP32) {
             seq.steps.push_back(memset_step(LaunchBuffer::Output, out_f32));
         } else {
-            seq.workspace_bytes = out_f32;
+            seq.workspace_bytes = out_f32 + split_ticket_bytes(c, p);
             seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
         }
     } else if (c.variant == Variant::BwdWeight) {
@@ -81,7 +82,7 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_s
             if (c.dtype == DataType::FP32) {
                 seq.steps.push_back(memset_step(LaunchBuffer::Weight, weight_f32));
             } else {
-                seq.workspace_bytes = weight_f32 + bwd_weight_ticket_bytes(c, p);
+                seq.workspace_bytes = weight_f32 + split_ticket_bytes(c, p);
                 seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
             }
         } else if (c.split_k_mode == SplitKMode::TwoStage) {

@@ -385,26 +385,44 @@ private slots:
         QVERIFY(generate_kernel_source(c).find("void* workspace") == std::string::npos);
 
         c.split_k = splits, c.split_k_mode = SplitKMode::Atomic;
-        QVERIFY(has_finish_kernel(c));
-        QVERIFY(!finishes_in_block(c));
+        // mma.sync: the last split to add to a tile converts it; one ticket per output tile
+        // (the grid without its splits) after the fp32 sums, zeroed with them.
+        QVERIFY(!has_finish_kernel(c));
+        QVERIFY(finishes_in_block(c));
         const LaunchSequence seq = plan_sequence(c, p);
-        QCOMPARE(seq.steps.size(), std::size_t(3));
+        QCOMPARE(seq.steps.size(), std::size_t(2));
         QCOMPARE(int(seq.steps[0].kind), int(LaunchStep::Kind::Memset));
         QCOMPARE(int(seq.steps[0].memset.buffer), int(LaunchBuffer::Workspace));
         const std::size_t out_f32 = std::size_t(p.output_elements()) * 4;
-        QCOMPARE(seq.steps[0].memset.bytes, out_f32);
-        QCOMPARE(seq.workspace_bytes, out_f32);
+        const std::size_t tickets = std::size_t(plain.steps[0].kernel.grid_x) *
+                                    plain.steps[0].kernel.grid_y * plain.steps[0].kernel.grid_z * 4;
+        QCOMPARE(split_ticket_bytes(c, p), tickets);
+        QCOMPARE(seq.steps[0].memset.bytes, out_f32 + tickets);
+        QCOMPARE(seq.workspace_bytes, out_f32 + tickets);
         QCOMPARE(seq.steps[1].kernel.entry, main_entry);
         QVERIFY(seq.steps[1].kernel.workspace_arg);
         QCOMPARE(seq.steps[1].kernel.grid_x, plain.steps[0].kernel.grid_x);
         QCOMPARE(seq.steps[1].kernel.grid_y, plain.steps[0].kernel.grid_y);
         QCOMPARE(seq.steps[1].kernel.grid_z, plain.steps[0].kernel.grid_z * unsigned(splits));
-        QCOMPARE(seq.steps[2].kernel.entry, finish);
         const std::string src = generate_kernel_source(c);
-        QVERIFY(src.find("gconv::fwd::finish<GconvConfig>(p, workspace)") != std::string::npos);
+        QVERIFY(src.find(finish + "(") == std::string::npos);
         QVERIFY(src.find("(gconv::ConvParams p, void* workspace)") != std::string::npos);
         // The C tile staged for cshuffle holds fp32 sums.
         QCOMPARE(output_element_bytes(c), 4);
+
+        // The wgmma pipeline keeps the finish kernel (its roles meet at no block-wide barrier
+        // after the epilogue) and has no tickets.
+        KernelConfig w = c;
+        w.pipeline = Pipeline::CompV5, w.double_smem_buffer = true, w.num_wave_groups = 2;
+        w.tile_m = 128, w.tile_n = 128, w.tile_k = 64, w.wave_m = 8, w.wave_n = 1;
+        w.warp_tile_m = 16, w.warp_tile_n = 128, w.warp_tile_k = 16;
+        w.vector_size_a = w.vector_size_b = w.vector_size_c = 8;
+        QVERIFY(uses_wgmma(w));
+        QVERIFY(has_finish_kernel(w));
+        QVERIFY(!finishes_in_block(w));
+        QCOMPARE(split_ticket_bytes(w, p), std::size_t(0));
+        QVERIFY(generate_kernel_source(w).find("gconv::fwd::finish<GconvConfig>(p, workspace)") !=
+                std::string::npos);
 
         c.dtype = DataType::FP32, c.warp_tile_k = 4;
         const LaunchSequence f32 = plan_sequence(c, p);
@@ -459,7 +477,7 @@ private slots:
         c.split_k = splits, c.split_k_mode = SplitKMode::TwoStage;
         QVERIFY(!finishes_in_block(c));
         QVERIFY(has_finish_kernel(c));
-        QCOMPARE(bwd_weight_ticket_bytes(c, p), std::size_t(0));
+        QCOMPARE(split_ticket_bytes(c, p), std::size_t(0));
         seq = plan_sequence(c, p);
         QCOMPARE(kernels(seq), (std::vector<std::string>{main_entry, finish}));
         QCOMPARE(seq.workspace_bytes, wbytes * std::size_t(splits));
@@ -471,7 +489,7 @@ private slots:
         c.split_k_mode = SplitKMode::Atomic;
         QVERIFY(finishes_in_block(c));
         QVERIFY(!has_finish_kernel(c));
-        QCOMPARE(bwd_weight_ticket_bytes(c, p), tickets);
+        QCOMPARE(split_ticket_bytes(c, p), tickets);
         seq = plan_sequence(c, p);
         QCOMPARE(seq.steps.size(), std::size_t(2));
         QCOMPARE(int(seq.steps[0].kind), int(LaunchStep::Kind::Memset));
@@ -491,7 +509,7 @@ private slots:
         QVERIFY(uses_wgmma(w));
         QVERIFY(!finishes_in_block(w));
         QVERIFY(has_finish_kernel(w));
-        QCOMPARE(bwd_weight_ticket_bytes(w, p), std::size_t(0));
+        QCOMPARE(split_ticket_bytes(w, p), std::size_t(0));
 
         // atomic fp32: zero dW itself and accumulate into it; no workspace, no convert.
         c.dtype = DataType::FP32, c.warp_tile_k = 4;
