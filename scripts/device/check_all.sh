@@ -27,8 +27,8 @@
 #              (bench/configs/bwd_weight_2d_splitk_explore.json) with cuDNN on the grouped C/G <= 32
 #              2D baseline shapes, then the class report
 #   fsplit     forward split-K (bench/configs/forward_{wgmma_,}splitk_explore.json): both pools
-#              verified on forward_2d_test_validation, then timed with cuDNN beside the shipped
-#              wgmma pools on bench/baselines/dense_2d_probe.json, then the per-shape best
+#              verified on forward_{2d,3d}_test_validation, then timed with cuDNN beside the shipped
+#              wgmma pools on GCONV_FSPLIT_SET (default bench/baselines/dense_2d_probe.json; bench/baselines/compute_tail_probe.json: the compute-bound dense shapes that trail cuDNN), then the per-shape best
 #   ksplit     direct_mma with wave_k 2 (bench/configs/*_direct_mma_ksplit_explore.json) beside the
 #              shipped direct_mma pool and cuDNN on the grouped C/G <= 32 baseline shapes of
 #              forward and bwd_data, 2D and 3D (GCONV_KSPLIT_SETS), then the class report
@@ -135,12 +135,12 @@ wsplit() {
   python3 bench/report.py --best "$1"/wsplit.csv > "$1/best.md"
 }
 fsplit() {
-  local pool set=bench/baselines/dense_2d_probe.json
+  local pool set=${GCONV_FSPLIT_SET:-bench/baselines/dense_2d_probe.json}
   # forward_splitk_explore holds bf16 and fp32 kernels: one run per type.
   for pool in forward_wgmma_splitk:bf16 forward_splitk:bf16 forward_splitk:fp32; do
     $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
       --config "bench/configs/${pool%:*}_explore.json" --filter "c.dtype == '${pool#*:}'" \
-      --problems forward_2d_test_validation --output "$1/verify_${pool/:/_}.csv" 2>&1 | tail -1
+      --problems forward_2d_test_validation,forward_3d_test_validation --output "$1/verify_${pool/:/_}.csv" 2>&1 | tail -1
   done
   python3 bench/report.py "$1"/verify_*.csv | tail -4
   for pool in bench/configs/forward_wgmma_splitk_explore.json bench/configs/forward_splitk_explore.json \
