@@ -28,7 +28,9 @@
 #              2D baseline shapes, then the class report
 #   fsplit     forward split-K (bench/configs/forward_{wgmma_,}splitk_explore.json): both pools
 #              verified on forward_{2d,3d}_test_validation, then timed with cuDNN beside the shipped
-#              wgmma pools on GCONV_FSPLIT_SET (default bench/baselines/dense_2d_probe.json; bench/baselines/compute_tail_probe.json: the compute-bound dense shapes that trail cuDNN), then the per-shape best
+#              wgmma pools on GCONV_FSPLIT_SET (default bench/baselines/dense_2d_probe.json;
+#              bench/baselines/compute_tail_probe.json: the compute-bound dense shapes that
+#              trail cuDNN), then the per-shape best
 #   ksplit     direct_mma with wave_k 2 (bench/configs/*_direct_mma_ksplit_explore.json) beside the
 #              shipped direct_mma pool and cuDNN on the grouped C/G <= 32 baseline shapes of
 #              forward and bwd_data, 2D and 3D (GCONV_KSPLIT_SETS), then the class report
