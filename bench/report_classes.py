@@ -103,6 +103,16 @@ def pick_ceilings(metas, copy_flag, matmul_flag):
         matmul_from or "none (no meta ceilings, no --matmul-tflops)"
 
 
+def pick_launch_floor(metas):
+    """(ms, where from): the run's measured per-launch floor, or (None, None) for a run that
+    measured none (older sidecars)."""
+    for path, meta in metas:
+        c = (meta or {}).get("ceilings") or {}
+        if num(c.get("launch_floor_ms")):
+            return num(c["launch_floor_ms"]), "measured in the run (%s.meta.json)" % path
+    return None, None
+
+
 def check_columns(path, rows):
     if not rows:
         return
@@ -131,7 +141,7 @@ def best_per_problem(files):
     return out
 
 
-def shape_lines(files, baseline, copy_gbps, matmul_tflops):
+def shape_lines(files, baseline, copy_gbps, matmul_tflops, floor_ms=None):
     shared = {(b["layer"], b["direction"]): b["cudnn_ms"] for b in (baseline or {}).get("rows", [])}
     lines = []
     for (direction, key), e in best_per_problem(files).items():
@@ -143,7 +153,7 @@ def shape_lines(files, baseline, copy_gbps, matmul_tflops):
                 "c_per_group": s["C"] // s["G"], "intensity": flops / min_bytes,
                 "kernel": None, "ms": None, "cudnn_ms": None, "cudnn_from": None,
                 "speedup": None, "ceiling": None, "ceiling_share": None,
-                "at_ceiling": None}
+                "at_ceiling": None, "at_floor": None, "floor_share": None}
         line["memory_bound"] = line["intensity"] < MEMORY_BOUND_INTENSITY
         if e["cudnn_ms"]:
             line["cudnn_ms"], line["cudnn_from"] = e["cudnn_ms"], "run"
@@ -155,11 +165,18 @@ def shape_lines(files, baseline, copy_gbps, matmul_tflops):
             ([flops / (matmul_tflops * 1e9)] if matmul_tflops else [])
         if line["cudnn_ms"] and floors:
             line["at_ceiling"] = line["cudnn_ms"] / max(floors)
+        # With the run's per-launch floor: the least time a cell can show is the floor plus
+        # the ceiling's time (a small shape is bound by the launch, not by its bytes).
+        least_ms = floor_ms + max(floors) if floor_ms and floors else None
+        if line["cudnn_ms"] and least_ms:
+            line["at_floor"] = line["cudnn_ms"] / least_ms
         if e["best"]:
             ms = num(r["latency_ms"])
             line["kernel"], line["ms"] = r["kernel"], ms
             if line["cudnn_ms"]:
                 line["speedup"] = line["cudnn_ms"] / ms
+            if least_ms:
+                line["floor_share"] = least_ms / ms
             if line["memory_bound"]:
                 line["ceiling"] = "copy"
                 if copy_gbps:
@@ -204,6 +221,8 @@ def summarise(lines):
              # The geomean a pool at the ceilings would reach: what the speed target asks of
              # the hardware (a class whose figure is under its target cannot pass it).
              "geomean_at_ceiling": geomean([l["at_ceiling"] for l in g if l["at_ceiling"]]),
+             # The same with the per-launch floor under every shape's time (when measured).
+             "geomean_at_floor": geomean([l["at_floor"] for l in g if l["at_floor"]]),
              "cudnn_from_file": sum(1 for l in g if l["cudnn_from"] == "file")}
         # A shape no kernel runs, or that lacks a cuDNN time, cannot meet a target: MISS.
         s["speed_pass"] = bool(speedups) and uncovered == 0 and no_cudnn == 0 and \
@@ -239,13 +258,19 @@ def render(report, markdown, with_shapes):
            "FLOP/B, target %.0f%% of the ceiling" % (
                fmt(c["copy_gbps"], "%.0f"), c["copy_from"], fmt(c["matmul_tflops"], "%.0f"),
                c["matmul_from"], MEMORY_BOUND_INTENSITY, 100 * CEILING_SHARE_TARGET)]
+    floor = c.get("launch_floor_ms")
+    if floor:
+        out.append("launch floor: %.4f ms (%s): \"at floor\" is cuDNN's time over the floor "
+                   "plus the ceiling's time, the most any kernel can show on a shape" % (
+                       floor, c["launch_floor_from"]))
     if report["cudnn_from_file"]:
         out.append("cuDNN: %d shape(s) have no baseline_ms in the CSV; their cuDNN time is the "
                    "--baseline file's (%s), not this run's" % (report["cudnn_from_file"],
                                                               report["baseline_file"]))
     out.append("")
-    header = ["dir", "class", "dims", "shapes", "geomean", "at ceiling", "worst shape", "worst",
-              "won", "mem-bound", ">=70% ceil", "min ceil", "speed", "ceiling"]
+    header = ["dir", "class", "dims", "shapes", "geomean", "at ceiling"] + \
+        (["at floor"] if floor else []) + \
+        ["worst shape", "worst", "won", "mem-bound", ">=70% ceil", "min ceil", "speed", "ceiling"]
     rows = []
     for s in report["classes"]:
         shapes = str(s["shapes"])
@@ -254,8 +279,9 @@ def render(report, markdown, with_shapes):
         if s["no_cudnn"]:
             shapes += " (%d no cuDNN)" % s["no_cudnn"]
         rows.append([s["direction"], s["class"], "%dD" % s["ndim"], shapes,
-                     fmt(s["geomean"], "%.2fx"), fmt(s["geomean_at_ceiling"], "%.2fx"),
-                     s["worst_shape"] or "-",
+                     fmt(s["geomean"], "%.2fx"), fmt(s["geomean_at_ceiling"], "%.2fx")] +
+                    ([fmt(s["geomean_at_floor"], "%.2fx")] if floor else []) +
+                    [s["worst_shape"] or "-",
                      fmt(s["worst_speedup"], "%.2fx"), percent(s["won_share"]),
                      "%d/%d" % (s["memory_bound"], s["shapes"]),
                      "%d/%d" % (s["ceiling_reached"], s["shapes"]),
@@ -266,21 +292,26 @@ def render(report, markdown, with_shapes):
     if with_shapes:
         out.append("")
         header = ["dir", "shape", "class", "dims", "C/G", "FLOP/B", "best ms", "cuDNN ms",
-                  "speedup", "at ceiling", "ceiling", "share"]
+                  "speedup", "at ceiling"] + (["at floor"] if floor else []) + \
+            ["ceiling", "share"] + (["floor share"] if floor else [])
         rows = [[l["direction"], l["layer"] or l["problem_key"], l["class"], "%dD" % l["ndim"],
                  str(l["c_per_group"]), "%.0f" % l["intensity"], fmt(l["ms"], "%.4f", "no kernel"),
                  fmt(l["cudnn_ms"], "%.4f") + ("" if l["cudnn_from"] != "file" else " (file)"),
-                 fmt(l["speedup"], "%.2fx"), fmt(l["at_ceiling"], "%.2fx"), l["ceiling"] or "-",
-                 percent(l["ceiling_share"])] for l in report["shapes"]]
+                 fmt(l["speedup"], "%.2fx"), fmt(l["at_ceiling"], "%.2fx")] +
+                ([fmt(l["at_floor"], "%.2fx")] if floor else []) +
+                [l["ceiling"] or "-", percent(l["ceiling_share"])] +
+                ([percent(l["floor_share"])] if floor else []) for l in report["shapes"]]
         out.append(table(header, rows, markdown))
     return "\n".join(out)
 
 
 def build_report(files, metas, baseline, baseline_path, copy_flag, matmul_flag):
     copy, matmul, copy_from, matmul_from = pick_ceilings(metas, copy_flag, matmul_flag)
-    lines = shape_lines(files, baseline, copy, matmul)
+    floor, floor_from = pick_launch_floor(metas)
+    lines = shape_lines(files, baseline, copy, matmul, floor)
     return {"ceilings": {"copy_gbps": copy, "matmul_tflops": matmul, "copy_from": copy_from,
-                         "matmul_from": matmul_from},
+                         "matmul_from": matmul_from, "launch_floor_ms": floor,
+                         "launch_floor_from": floor_from},
             "baseline_file": baseline_path,
             "cudnn_from_file": sum(1 for l in lines if l["cudnn_from"] == "file"),
             "classes": summarise(lines), "shapes": lines}

@@ -191,8 +191,8 @@ nlohmann::json measure_ceilings(const std::string& worker, const SweepDevices& d
     nlohmann::json out = {{"copy_gbps", c.value("copy_gbps", nlohmann::json())},
                           {"matmul_bf16_tflops", c.value("matmul_bf16_tflops", nlohmann::json())},
                           {"how", c.value("how", "")}};
-    for (const char* key :
-         {"copy_kernel_gbps", "memcpy_gbps", "copy_bytes", "matmul_library", "notes", "device"})
+    for (const char* key : {"copy_kernel_gbps", "memcpy_gbps", "copy_bytes", "launch_floor_ms",
+                            "matmul_library", "notes", "device"})
         if (c.contains(key)) out[key] = c[key];
     return out;
 }

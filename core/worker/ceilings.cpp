@@ -8,6 +8,7 @@
 #include "jit/build_pool.h"
 #include "jit/compiler.h"
 #include "worker/blas_matmul.h"
+#include "worker/launch_timer.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -168,6 +169,28 @@ Ceilings measure_ceilings(const CeilingOptions& o) {
             c.copy_gbps = std::max(c.memcpy_gbps.value_or(0.0), c.copy_kernel_gbps.value_or(0.0));
     }
 
+    if (copy) {
+        // The per-launch floor: a one-block copy of 4 KiB timed as a cell's launches are (an
+        // event after each of back-to-back launches), the median. No kernel shows less in a
+        // cell, whatever its bytes, so a shape's best time is at least this plus its bytes at
+        // the copy ceiling (bench/report.py --classes: the "at floor" figures).
+        gpu::DeviceBuffer src(4096), dst(4096);
+        fill_bf16(src.data(), 2048, 11);
+        GCONV_HIP_CHECK(hipMemsetAsync(dst.data(), 0, 4096, stream.get()));
+        gpu::KernelArgs args;
+        args.add(src.data()).add(dst.data()).add((unsigned long long)(4096 / 16));
+        const gpu::LaunchConfig launch{{1}, {256}, 0, stream.get()};
+        for (int i = 0; i < o.copy_warmup; ++i) gpu::launch(*copy, launch, args);
+        LaunchTimer timer(std::max(o.copy_repeat, 1));
+        std::vector<float> ms = timer.run(stream.get(), [&] { gpu::launch(*copy, launch, args); });
+        stream.synchronize();
+        std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+        if (copies_agree(src, dst))
+            c.launch_floor_ms = double(ms[ms.size() / 2]);
+        else
+            add_note(c, "the one-block copy differs from its source");
+    }
+
     const MatmulRate rate = measure_bf16_matmul(o.matmul_size, o.matmul_warmup, o.matmul_repeat,
                                                 stream.get(), fill_bf16);
     c.matmul_bf16_tflops = rate.tflops;
@@ -179,8 +202,11 @@ Ceilings measure_ceilings(const CeilingOptions& o) {
             "hipMemcpyAsync device to device, 2 x " +
             gib(c.copy_bytes) + ", bytes read + written, mean of " + std::to_string(o.copy_repeat) +
             " after " + std::to_string(o.copy_warmup) +
-            " warm-ups between events; matmul: cublasGemmEx bf16 in and out, fp32 compute, " + n +
-            "x" + n + "x" + n + " on random data, mean of " + std::to_string(o.matmul_repeat) +
+            " warm-ups between events; launch floor: the median of " +
+            std::to_string(o.copy_repeat) +
+            " one-block copies of 4 KiB, an event after each; matmul: cublasGemmEx bf16 in and "
+            "out, fp32 compute, " +
+            n + "x" + n + "x" + n + " on random data, mean of " + std::to_string(o.matmul_repeat) +
             " after " + std::to_string(o.matmul_warmup) + " warm-ups" +
             (rate.library.empty() ? "" : " (" + rate.library + ")");
     return c;
@@ -195,6 +221,7 @@ nlohmann::json ceilings_to_json(const Ceilings& c) {
                      {"arch", c.arch},
                      {"copy_gbps", value(c.copy_gbps)},
                      {"copy_kernel_gbps", value(c.copy_kernel_gbps)},
+                     {"launch_floor_ms", value(c.launch_floor_ms)},
                      {"memcpy_gbps", value(c.memcpy_gbps)},
                      {"copy_bytes", c.copy_bytes},
                      {"matmul_bf16_tflops", value(c.matmul_bf16_tflops)},

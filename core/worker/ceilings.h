@@ -28,6 +28,7 @@ struct Ceilings {
     std::optional<double> copy_kernel_gbps;   // 16-byte-vector copy kernel (JIT)
     std::optional<double> memcpy_gbps;        // hipMemcpyAsync device to device
     std::optional<double> copy_gbps;          // the higher of the two
+    std::optional<double> launch_floor_ms;    // one tiny launch, timed as a cell's launches
     std::optional<double> matmul_bf16_tflops; // null when no BLAS could be loaded or run
     std::string matmul_library;               // which library and version gave the rate
     std::string notes;                        // why a figure is missing

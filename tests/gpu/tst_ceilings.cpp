@@ -28,6 +28,10 @@ private slots:
         QVERIFY2(c.copy_kernel_gbps && *c.copy_kernel_gbps > 0, c.notes.c_str());
         QCOMPARE(*c.copy_gbps, std::max(*c.memcpy_gbps, *c.copy_kernel_gbps));
         QVERIFY(c.copy_bytes > 0 && c.copy_bytes <= o.copy_bytes && c.copy_bytes % 4096 == 0);
+        // The launch floor: a tiny launch takes some time, and less than moving the whole copy
+        // buffer at the measured rate would.
+        QVERIFY2(c.launch_floor_ms && *c.launch_floor_ms > 0, c.notes.c_str());
+        QVERIFY(*c.launch_floor_ms < 2.0 * double(c.copy_bytes) / (*c.copy_gbps * 1e6));
         // No BLAS is allowed (the figure is then null), but then the notes must say why.
         if (c.matmul_bf16_tflops)
             QVERIFY(*c.matmul_bf16_tflops > 0);
@@ -36,6 +40,7 @@ private slots:
 
         const nlohmann::json j = worker::ceilings_to_json(c);
         QCOMPARE(j.at("copy_gbps").get<double>(), *c.copy_gbps);
+        QCOMPARE(j.at("launch_floor_ms").get<double>(), *c.launch_floor_ms);
         QCOMPARE(j.at("matmul_bf16_tflops").is_null(), !c.matmul_bf16_tflops.has_value());
         QVERIFY(j.at("how").get<std::string>().find(std::to_string(o.matmul_size)) !=
                 std::string::npos);
@@ -49,6 +54,7 @@ private slots:
         QVERIFY(j.at("matmul_bf16_tflops").is_null());
         QVERIFY(j.at("memcpy_gbps").is_null());
         QCOMPARE(j.at("copy_gbps").get<double>(), *c.copy_gbps);
+        QVERIFY(j.at("launch_floor_ms").is_null());
         QCOMPARE(j.at("notes").get<std::string>(), c.notes);
     }
 };

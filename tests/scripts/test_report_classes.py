@@ -161,6 +161,42 @@ class ReportClasses(unittest.TestCase):
             self.assertAlmostEqual(c["geomean_at_ceiling"] /
                                    math.exp(sum(map(math.log, at)) / len(at)), 1.0, places=9)
 
+    def test_the_launch_floor_adds_to_every_shapes_least_time(self):
+        shapes = self.random_run()
+        copy, matmul = self.rng.uniform(2000, 5000), self.rng.uniform(300, 900)
+        floor = self.rng.uniform(0.002, 0.008)
+        path = os.path.join(self.dir.name, "run.csv")
+        write_run(path, shapes, {"ceilings": {"copy_gbps": copy, "matmul_bf16_tflops": matmul,
+                                              "launch_floor_ms": floor}})
+        report = self.report_json(path)
+        self.assertAlmostEqual(report["ceilings"]["launch_floor_ms"], floor)
+        by_layer = {l["layer"]: l for l in report["shapes"]}
+        at_floor = {}
+        for sh in shapes:
+            flops, nbytes = flops_and_bytes(sh["shape"])
+            least = floor + max(nbytes / (copy * 1e6), flops / (matmul * 1e9))
+            best = min(ms for status, ms in sh["kernels"] if status == "ok")
+            line = by_layer[sh["layer"]]
+            self.assertAlmostEqual(line["at_floor"] / (sh["cudnn"] / least), 1.0, places=9)
+            self.assertAlmostEqual(line["floor_share"] / (least / best), 1.0, places=9)
+            # The floor only lowers what a kernel can show.
+            self.assertLess(line["at_floor"], line["at_ceiling"])
+            at_floor.setdefault((sh["direction"], sh["class"], sh["ndim"]), []).append(
+                sh["cudnn"] / least)
+        for c in report["classes"]:
+            at = at_floor[(c["direction"], c["class"], c["ndim"])]
+            self.assertAlmostEqual(c["geomean_at_floor"] /
+                                   math.exp(sum(map(math.log, at)) / len(at)), 1.0, places=9)
+        # The tables gain their "at floor" columns only for a run that measured the floor.
+        code, text, err = run_report("--markdown", "--shapes", path)
+        self.assertIn("launch floor: %.4f ms" % floor, text)
+        self.assertIn("| at ceiling | at floor | worst shape |", text)
+        self.assertIn("| ceiling | share | floor share |", text)
+        write_run(path, shapes, {"ceilings": {"copy_gbps": copy, "matmul_bf16_tflops": matmul}})
+        code, text, err = run_report("--markdown", "--shapes", path)
+        self.assertNotIn("at floor", text)
+        self.assertIsNone(self.report_json(path)["classes"][0]["geomean_at_floor"])
+
     def test_flags_serve_when_the_run_measured_no_ceilings(self):
         shapes = self.random_run()
         path = os.path.join(self.dir.name, "run.csv")
