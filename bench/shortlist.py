@@ -9,9 +9,10 @@ shortlist: at most what best of every pool would give, never more.
       2D and 3D: at least one from each present, the rest in proportion to their sizes) and,
       within a class, evenly over its FLOPs; the same problems every time. With
       --per-signature, one more probe (the median FLOPs) for each kernel signature of the
-      depthwise and grouped classes that none of them has: C/G, K/G, filter, stride and
-      dilation pick those classes' direct kernels (a pool of them builds one C/G and one
-      filter per kernel), so a probe of another signature shortlists none of its kernels.
+      depthwise and grouped classes that none of them has: C/G, K/G, the channel vector that
+      divides C, filter, stride and dilation pick those classes' direct kernels (a pool of
+      them builds one C/G and one filter per kernel), so a probe of another signature
+      shortlists none of its kernels.
   shortlist.py kernels [--within 5] [--top 4] -o FILTER.txt RUN.csv [RUN.csv ...]
       per problem of the runs, its verified kernels within --within percent of its best (at
       most --top of them, fastest first); their union as one gconv filter expression,
@@ -22,6 +23,7 @@ exit status: 0 written, 1 bad input (an empty set, no verified cell), 2 usage.
 import argparse
 import collections
 import json
+import math
 import os
 import sys
 
@@ -56,9 +58,11 @@ def spread(items, want):
 
 def kernel_signature(p):
     s = problem_shape(p)
-    return (problem_group(p), s["C"] // s["G"], s["K"] // s["G"], s["Z"], s["Y"], s["X"],
-            s["stride_d"], s["stride_h"], s["stride_w"], s["dilation_d"], s["dilation_h"],
-            s["dilation_w"])
+    # The widest channel vector (up to 16 elements) that divides C: the direct kernels' vectors
+    # run across groups, so it picks their vector width and how full their channel blocks are.
+    return (problem_group(p), s["C"] // s["G"], s["K"] // s["G"], math.gcd(s["C"], 16), s["Z"],
+            s["Y"], s["X"], s["stride_d"], s["stride_h"], s["stride_w"], s["dilation_d"],
+            s["dilation_h"], s["dilation_w"])
 
 
 def flops_order(p):

@@ -101,6 +101,15 @@ class Shortlist(unittest.TestCase):
         self.assertEqual(sum(1 for p in extra if p.startswith("dense")), 1)  # dense gets none
         self.assertEqual(self.probes(problems, 2, "--per-signature"), extra)
 
+    def test_per_signature_tells_channel_vectors_apart(self):
+        # Depthwise 3x3 stride 1 over 64, 96 and 40 channels: 16-element vectors fit the first
+        # two, 8 the last, so it has a probe of its own.
+        problems = [dense(2, 64, 16, "d"), depthwise(64, "dw64"), depthwise(96, "dw96"),
+                    depthwise(40, "dw40")]
+        picked = self.probes(problems, 2, "--per-signature")
+        self.assertIn("dw40", picked)
+        self.assertEqual(sum(1 for p in picked if p in ("dw64", "dw96")), 1, picked)
+
     def test_an_empty_set_is_refused(self):
         p = self.run_script("probes", self.write_set([]), "-o", self.path("p.json"))
         self.assertEqual(p.returncode, 1)
