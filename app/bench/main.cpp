@@ -88,7 +88,8 @@ CliArgs make_cli() {
             {"--seed", "N", "seed of the random inputs", "1"},
             {"--baseline", "LIB",
              "time a vendor library on every problem beside the kernels, same data and timing: "
-             "none or cudnn (NVIDIA; fills baseline_ms and speedup)",
+             "none, cudnn (NVIDIA) or miopen (ROCm; GCONV_MIOPEN_EXHAUSTIVE=1 lets its search "
+             "tune); fills baseline_ms and speedup",
              "none"},
             {"--ceilings", "",
              "measure the device's copy bandwidth and bf16 matmul rate before the benchmark "
@@ -247,8 +248,9 @@ struct Sweep {
                                                                        : ProgressMode::Bar);
         const std::string schema = cli.get_or("--csv-schema", "full");
         const std::string baseline = cli.get_or("--baseline", "none");
-        if (baseline != "none" && baseline != "cudnn")
-            return usage("--baseline: unknown value '" + baseline + "' (allowed: none, cudnn)");
+        if (!is_baseline_choice(baseline))
+            return usage("--baseline: unknown value '" + baseline +
+                         "' (allowed: none, cudnn, miopen)");
         if (schema != "full" && schema != "seed") return usage("--csv-schema takes full or seed");
         if (schema == "seed" && cli.has("--resume"))
             return usage("--resume needs --csv-schema full (it reads content keys)");

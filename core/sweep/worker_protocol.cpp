@@ -2,10 +2,21 @@
 
 #include "util/error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 namespace gconv {
+
+const std::vector<std::string>& baseline_providers() {
+    static const std::vector<std::string> names{"cudnn", "miopen"};
+    return names;
+}
+
+bool is_baseline_choice(const std::string& name) {
+    const auto& names = baseline_providers();
+    return name == "none" || std::find(names.begin(), names.end(), name) != names.end();
+}
 namespace {
 
 using nlohmann::json;
@@ -152,9 +163,9 @@ WorkerRequest worker_request_from_json(const json& document) {
     request.seed = seed.get<uint64_t>();
     if (document.contains("baseline")) {
         request.baseline = get_string(document, "baseline", root);
-        if (request.baseline != "none" && request.baseline != "cudnn")
+        if (!is_baseline_choice(request.baseline))
             throw Error(root + ".baseline: unknown provider \"" + request.baseline +
-                        "\" (allowed: none, cudnn)");
+                        "\" (allowed: none, cudnn, miopen)");
     }
 
     std::set<int64_t> kernel_ids, problem_ids, cell_ids;

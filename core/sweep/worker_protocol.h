@@ -22,6 +22,11 @@ inline constexpr int k_worker_exit_bad_request = 2;
 // The GPU is unusable (sticky error): exits after reporting the cell; a new worker goes on.
 inline constexpr int k_worker_exit_sticky = 3;
 
+// The vendor libraries a batch can time beside its kernels: cuDNN (NVIDIA), MIOpen (ROCm).
+const std::vector<std::string>& baseline_providers();
+// "none" or one of baseline_providers().
+bool is_baseline_choice(const std::string& name);
+
 struct WorkerKernel {
     int64_t id = 0;
     std::string name;
@@ -49,8 +54,8 @@ struct WorkerRequest {
     int repeat = 10;
     bool flush_l2 = false;
     uint64_t seed = 0;
-    // A vendor library timed on every problem of the batch beside the kernels ("none" or
-    // "cudnn"); optional in the JSON, "none" when absent.
+    // A vendor library timed on every problem of the batch beside the kernels ("none" or one
+    // of baseline_providers()); optional in the JSON, "none" when absent.
     std::string baseline = "none";
     std::vector<WorkerKernel> kernels;
     std::vector<WorkerProblem> problems;

@@ -17,7 +17,7 @@
 #include "sweep/measurement.h"
 #include "util/error.h"
 #include "util/json_file.h"
-#include "worker/cudnn_baseline.h"
+#include "worker/baseline.h"
 #include "worker/kernel_launch.h"
 #include "worker/launch_timer.h"
 
@@ -467,7 +467,7 @@ private:
             tally([&](gpu::KernelArgs& a) { a.add(data->reference.as<float>()).add((long long)n); },
                   ref.abs_max, n);
         data->reference_scale = as_float(scale[0]);
-        if (request_->baseline == "cudnn") run_baseline(*data);
+        if (request_->baseline != "none") run_baseline(*data);
         current_ = std::move(data);
         current_key_ = key;
         return *current_;
@@ -509,26 +509,26 @@ private:
         return *loaded_.emplace(kernel_key(k), std::move(loaded)).first->second;
     }
 
-    // cuDNN on this problem's tensors, timed like a cell and verified against the same
-    // reference; diagnostics go to stderr (the worker log), the latency into every cell.
+    // The vendor library (cuDNN, MIOpen) on this problem's tensors, timed like a cell and
+    // verified against the same reference; diagnostics go to stderr (the worker log), the
+    // latency into every cell.
     void run_baseline(ProblemData& data) {
-        if (!cudnn_tried_) {
-            cudnn_tried_ = true;
+        if (!baseline_tried_) {
+            baseline_tried_ = true;
             std::string why;
-            cudnn_ = CudnnBaseline::load(why);
-            if (!cudnn_)
-                std::fprintf(stderr, "gconv-worker: no cuDNN baseline: %s\n", why.c_str());
+            baseline_ = load_baseline(request_->baseline, why);
+            if (!baseline_)
+                std::fprintf(stderr, "gconv-worker: no %s baseline: %s\n",
+                             request_->baseline.c_str(), why.c_str());
             else
-                std::fprintf(stderr, "gconv-worker: cuDNN %s loaded for baselines (%s)\n",
-                             cudnn_->version().c_str(),
-                             cudnn_->has_graph() ? "legacy and graph API"
-                                                 : "legacy API only: no graph API symbols");
+                std::fprintf(stderr, "gconv-worker: %s loaded for baselines\n",
+                             baseline_->description().c_str());
         }
-        if (!cudnn_) return;
+        if (!baseline_) return;
         const BaselineTensors tensors{data.buffer(Tensor::In).data(),
                                       data.buffer(Tensor::Wei).data(),
                                       data.buffer(Tensor::Out).data()};
-        // Every candidate cuDNN offers is checked like a kernel: on a poisoned result tensor.
+        // Every candidate the library offers is checked like a kernel: on a poisoned result tensor.
         const BaselineVerifier verify = [&](const std::function<void()>& launch_once) {
             queue_verification(data, launch_once);
             stream_->synchronize();
@@ -541,22 +541,23 @@ private:
             return check;
         };
         const BaselineResult r =
-            cudnn_->run(variant_, dtype_, data.problem, tensors, stream_->get(), request_->warmup,
-                        request_->repeat, verify);
+            baseline_->run(variant_, dtype_, data.problem, tensors, stream_->get(),
+                           request_->warmup, request_->repeat, verify);
         const std::string key = data.problem.key();
+        const std::string library = baseline_->library();
         for (const std::string& line : r.log)
-            std::fprintf(stderr, "gconv-worker: cuDNN baseline for %s: %s\n", key.c_str(),
-                         line.c_str());
+            std::fprintf(stderr, "gconv-worker: %s baseline for %s: %s\n", library.c_str(),
+                         key.c_str(), line.c_str());
         if (!r.ok) {
-            std::fprintf(stderr, "gconv-worker: cuDNN baseline for %s: %s\n", key.c_str(),
-                         r.error.c_str());
+            std::fprintf(stderr, "gconv-worker: %s baseline for %s: %s\n", library.c_str(),
+                         key.c_str(), r.error.c_str());
             return;
         }
         const double ms = summarize_timings(r.launch_ms).mean_ms;
         data.baseline_ms = ms;
         std::fprintf(stderr,
-                     "gconv-worker: cuDNN baseline for %s: %.4f ms kept (%s, max_rel_err %.2g)\n",
-                     key.c_str(), ms, r.algorithm.c_str(), r.max_rel_err);
+                     "gconv-worker: %s baseline for %s: %.4f ms kept (%s, max_rel_err %.2g)\n",
+                     library.c_str(), key.c_str(), ms, r.algorithm.c_str(), r.max_rel_err);
     }
 
     // Poisons the result tensor, runs the kernel once and queues the check of every element
@@ -705,8 +706,8 @@ private:
     };
     std::unique_ptr<uint32_t, HostFree> pinned_tally_;
     std::unique_ptr<LaunchTimer> timer_; // its events are reused by every cell
-    std::unique_ptr<CudnnBaseline> cudnn_;
-    bool cudnn_tried_ = false;
+    std::unique_ptr<VendorBaseline> baseline_;
+    bool baseline_tried_ = false;
     int timer_repeat_ = 0;
     std::map<std::string, std::unique_ptr<ReferenceKernels>> references_;
     std::map<std::string, std::unique_ptr<LoadedKernel>> loaded_;

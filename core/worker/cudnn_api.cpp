@@ -64,7 +64,7 @@ std::string CudnnApi::version() const {
 
 std::unique_ptr<CudnnApi> CudnnApi::load(std::string& why) {
 #if !defined(GCONV_HIP_PLATFORM_NVIDIA)
-    why = "cuDNN baselines need the NVIDIA platform (no MIOpen provider yet)";
+    why = "cuDNN baselines need the NVIDIA platform (on ROCm: --baseline miopen)";
     return nullptr;
 #else
     auto api = std::make_unique<CudnnApi>();

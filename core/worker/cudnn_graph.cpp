@@ -293,9 +293,10 @@ int env_int(const char* name, int fallback) {
 
 } // namespace
 
-CudnnSearch graph_search(CudnnApi& a, Variant variant, DataType dtype, const Problem& p,
-                         const BaselineTensors& t, const CudnnWorkspace& ws, hipStream_t stream) {
-    CudnnSearch search;
+BaselineSearch graph_search(CudnnApi& a, Variant variant, DataType dtype, const Problem& p,
+                            const BaselineTensors& t, const BaselineWorkspace& ws,
+                            hipStream_t stream) {
+    BaselineSearch search;
     if (!a.has_graph()) {
         search.error = "the graph API is not available: cuDNN lacks " + a.graph_missing;
         return search;
@@ -340,7 +341,7 @@ CudnnSearch graph_search(CudnnApi& a, Variant variant, DataType dtype, const Pro
         }
 
         struct Timed {
-            CudnnCandidate candidate;
+            BaselineCandidate candidate;
             float ms;
         };
         std::vector<Timed> timed;
@@ -402,7 +403,7 @@ CudnnSearch graph_search(CudnnApi& a, Variant variant, DataType dtype, const Pro
                       "variant pack workspace");
                 b.finalize(pack, "cudnnBackendFinalize (variant pack)");
 
-                CudnnCandidate c;
+                BaselineCandidate c;
                 std::ostringstream name;
                 name << "cudnn " << a.version() << " graph " << label;
                 const std::string notes = notes_text(info);

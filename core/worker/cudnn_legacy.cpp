@@ -32,9 +32,9 @@ const char* direction_name(Variant v) {
 
 } // namespace
 
-CudnnSearch legacy_search(CudnnApi& a, Variant variant, DataType dtype, const Problem& p,
-                          const BaselineTensors& t, const CudnnWorkspace& ws) {
-    CudnnSearch search;
+BaselineSearch legacy_search(CudnnApi& a, Variant variant, DataType dtype, const Problem& p,
+                             const BaselineTensors& t, const BaselineWorkspace& ws) {
+    BaselineSearch search;
     auto d = std::make_shared<LegacyDescriptors>();
     d->api = &a;
     auto check = [&](const char* call, cudnn::Status s) {
@@ -107,7 +107,7 @@ CudnnSearch legacy_search(CudnnApi& a, Variant variant, DataType dtype, const Pr
         name << "cudnn " << a.version() << " legacy " << direction_name(variant) << " algo "
              << r.algo << (r.math_type == cudnn::k_tensor_op_math ? " tensor-op" : "") << ", "
              << (r.memory + (1 << 20) - 1) / (1 << 20) << " MB workspace";
-        CudnnCandidate c;
+        BaselineCandidate c;
         c.name = name.str();
         c.search_ms = r.time;
         const int algo = r.algo;

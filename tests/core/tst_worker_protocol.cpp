@@ -22,7 +22,8 @@ class TestWorkerProtocol : public QObject {
         r.repeat = static_cast<int>(rng() % 50) + 1;
         r.flush_l2 = rng() % 2;
         r.seed = rng();
-        r.baseline = rng() % 2 ? "cudnn" : "none";
+        const char* baselines[] = {"none", "cudnn", "miopen"};
+        r.baseline = baselines[rng() % 3];
         const int64_t k = some_id(), p = some_id();
         r.kernels.push_back({k,
                              "kernel_" + std::to_string(k),

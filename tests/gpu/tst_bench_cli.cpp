@@ -77,6 +77,12 @@ private slots:
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("forward, bwd_data, bwd_weight"), qPrintable(r.err));
         QCOMPARE(run({"--variant", "forward", "--output", "o.csv"}).code, 2);
+        r = run({"--variant", "forward", "--problems", "forward_2d", "--output", "o.csv",
+                 "--baseline", "rocblas"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--baseline: unknown value 'rocblas' (allowed: none, cudnn, "
+                                "miopen)"),
+                 qPrintable(r.err));
     }
 
     void a_flag_given_twice_is_refused_but_problem_files_add_up() {

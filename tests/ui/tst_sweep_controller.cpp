@@ -4,9 +4,11 @@
 #include "csv/result_row_json.h"
 #include "ui/results/result_store.h"
 #include "ui/sweep/sweep_controller.h"
+#include "ui/sweep/sweep_settings.h"
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -225,9 +227,37 @@ private slots:
         QVERIFY(!a.contains("--workers")); // 0: gconv-bench's default
         QVERIFY(!a.contains("--config"));  // empty: gconv-bench's default
         QVERIFY(!a.contains("--baseline"));
-        s.cudnnBaseline = true;
-        const QStringList b = s.benchArguments();
-        QCOMPARE(b.value(b.indexOf("--baseline") + 1), QString("cudnn"));
+        for (const QString& provider : {QString("cudnn"), QString("miopen")}) {
+            s.baseline = provider;
+            const QStringList b = s.benchArguments();
+            QCOMPARE(b.value(b.indexOf("--baseline") + 1), provider);
+        }
+        s.baseline = "none";
+        QVERIFY(!s.benchArguments().contains("--baseline"));
+    }
+
+    // The baseline choice persists, and settings saved as the old cuDNN switch read as cuDNN.
+    void the_baseline_choice_persists() {
+        const QString ini = dir_.filePath(QStringLiteral("settings%1.ini").arg(++scripts_));
+        {
+            QSettings s(ini, QSettings::IniFormat);
+            SweepSettings out;
+            out.baseline = QStringLiteral("miopen");
+            out.save(s);
+        }
+        {
+            QSettings s(ini, QSettings::IniFormat);
+            QCOMPARE(SweepSettings::load(s).baseline, QString("miopen"));
+            s.beginGroup(QStringLiteral("sweep"));
+            s.remove(QStringLiteral("baseline"));
+            s.setValue(QStringLiteral("cudnnBaseline"), true);
+            s.endGroup();
+            QCOMPARE(SweepSettings::load(s).baseline, QString("cudnn"));
+            s.beginGroup(QStringLiteral("sweep"));
+            s.remove(QStringLiteral("cudnnBaseline"));
+            s.endGroup();
+            QCOMPARE(SweepSettings::load(s).baseline, QString("none"));
+        }
     }
 };
 

@@ -216,11 +216,14 @@ QWidget* SweepPage::buildForm() {
     resume_->setToolTip(tr("--resume: cells already in the CSV (same kernel, problem, arch, "
                            "toolchain) are kept and skipped; without it the CSV is overwritten"));
     form->addRow(QString(), resume_);
-    baseline_ = new QCheckBox(tr("cuDNN &baseline beside every problem"));
+    baseline_ = new QComboBox;
     baseline_->setObjectName("baseline");
-    baseline_->setToolTip(tr("--baseline cudnn: cuDNN (NVIDIA) runs each problem on the same data "
+    baseline_->addItem(tr("none"), QStringLiteral("none"));
+    baseline_->addItem(tr("cuDNN (NVIDIA)"), QStringLiteral("cudnn"));
+    baseline_->addItem(tr("MIOpen (ROCm)"), QStringLiteral("miopen"));
+    baseline_->setToolTip(tr("--baseline: the vendor library runs each problem on the same data "
                              "with the same timing; its latency fills baseline_ms and speedup"));
-    form->addRow(QString(), baseline_);
+    form->addRow(tr("&Baseline"), baseline_);
 
     filter_ = new QLineEdit;
     filter_->setObjectName("filter");
@@ -399,7 +402,7 @@ SweepSettings SweepPage::settings() const {
     s.warmup = warmup_->value();
     s.repeat = repeat_->value();
     s.resume = resume_->isChecked();
-    s.cudnnBaseline = baseline_->isChecked();
+    s.baseline = baseline_->currentData().toString();
     s.filter = filter_->text().trimmed();
     s.maxKernels = maxKernels_->value();
     s.outputPath = output_->text().trimmed();
@@ -422,7 +425,8 @@ void SweepPage::setSettings(const SweepSettings& s) {
     warmup_->setValue(s.warmup);
     repeat_->setValue(s.repeat);
     resume_->setChecked(s.resume);
-    baseline_->setChecked(s.cudnnBaseline);
+    const int b = baseline_->findData(s.baseline);
+    baseline_->setCurrentIndex(b >= 0 ? b : 0);
     filter_->setText(s.filter);
     maxKernels_->setValue(s.maxKernels);
     output_->setText(s.outputPath);

@@ -106,7 +106,7 @@ private:
     QSpinBox* warmup_;
     QSpinBox* repeat_;
     QCheckBox* resume_;
-    QCheckBox* baseline_;
+    QComboBox* baseline_;
     QLineEdit* filter_;
     QSpinBox* maxKernels_;
     QLineEdit* output_;

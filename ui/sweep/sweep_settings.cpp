@@ -16,9 +16,7 @@ QStringList SweepSettings::benchArguments() const {
     args << "--kernel-timeout" << QString::number(kernelTimeoutS, 'g', 10);
     args << "--warmup" << QString::number(warmup) << "--repeat" << QString::number(repeat);
     if (resume) args << "--resume";
-    if (cudnnBaseline)
-        args << "--baseline"
-             << "cudnn";
+    if (!baseline.isEmpty() && baseline != QLatin1String("none")) args << "--baseline" << baseline;
     if (!filter.trimmed().isEmpty()) args << "--filter" << filter.trimmed();
     if (maxKernels > 0) args << "--max-kernels" << QString::number(maxKernels);
     if (!workerPath.isEmpty()) args << "--worker" << workerPath;
@@ -39,7 +37,8 @@ void SweepSettings::save(QSettings& s) const {
     s.setValue("warmup", warmup);
     s.setValue("repeat", repeat);
     s.setValue("resume", resume);
-    s.setValue("cudnnBaseline", cudnnBaseline);
+    s.setValue("baseline", baseline);
+    s.remove("cudnnBaseline");
     s.setValue("filter", filter);
     s.setValue("max_kernels", maxKernels);
     s.setValue("output", outputPath);
@@ -62,7 +61,10 @@ SweepSettings SweepSettings::load(QSettings& s) {
     out.warmup = s.value("warmup", d.warmup).toInt();
     out.repeat = s.value("repeat", d.repeat).toInt();
     out.resume = s.value("resume", d.resume).toBool();
-    out.cudnnBaseline = s.value("cudnnBaseline", d.cudnnBaseline).toBool();
+    // Settings from before the MIOpen choice kept a cuDNN on / off switch.
+    const QString legacy =
+        s.value("cudnnBaseline", false).toBool() ? QStringLiteral("cudnn") : d.baseline;
+    out.baseline = s.value("baseline", legacy).toString();
     out.filter = s.value("filter", d.filter).toString();
     out.maxKernels = s.value("max_kernels", d.maxKernels).toInt();
     out.outputPath = s.value("output", d.outputPath).toString();

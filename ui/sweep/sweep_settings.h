@@ -20,7 +20,9 @@ struct SweepSettings {
     int warmup = 3;
     int repeat = 10;
     bool resume = false;
-    bool cudnnBaseline = false; // --baseline cudnn: cuDNN timed beside every problem
+    // --baseline: the vendor library timed beside every problem, "none", "cudnn" (NVIDIA) or
+    // "miopen" (ROCm).
+    QString baseline = QStringLiteral("none");
     QString filter;
     int maxKernels = 0; // 0: every kernel of the filtered pool
     QString outputPath;
