@@ -5,6 +5,8 @@
 #include "codegen/launch_plan.h"
 #include "codegen/launch_sequence.h"
 
+#include "random_problem.h"
+
 #include <QRandomGenerator>
 #include <QtTest>
 
@@ -13,28 +15,12 @@
 #include <stdexcept>
 
 using namespace gconv;
+using gconv::test::random_problem;
 
 namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
-}
-
-Problem random_problem(std::mt19937& rng, int ndim) {
-    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-    Problem p;
-    p.ndim_spatial = ndim;
-    p.G = pick(1, 40);
-    p.C = p.G * pick(1, 48);
-    p.K = p.G * pick(1, 48);
-    p.N = pick(1, 16);
-    p.Hi = pick(3, 60), p.Wi = pick(3, 60);
-    p.Y = pick(1, 3), p.X = pick(1, 3);
-    p.stride_h = pick(1, 2), p.stride_w = pick(1, 2);
-    p.pad_h = pick(0, 1), p.pad_w = pick(0, 1);
-    if (ndim == 3)
-        p.Di = pick(1, 9), p.Z = pick(1, 3), p.stride_d = pick(1, 2), p.pad_d = pick(0, 1);
-    return p;
 }
 
 KernelConfig random_config(std::mt19937& rng) {
