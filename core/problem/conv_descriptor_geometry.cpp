@@ -44,4 +44,8 @@ ConvDescriptorGeometry conv_descriptor_geometry(const Problem& p) {
     return g;
 }
 
+std::vector<int> as_int32(const std::vector<int64_t>& values) {
+    return {values.begin(), values.end()};
+}
+
 } // namespace gconv

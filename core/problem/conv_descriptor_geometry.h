@@ -26,4 +26,7 @@ struct ConvDescriptorGeometry {
 
 ConvDescriptorGeometry conv_descriptor_geometry(const Problem& problem);
 
+// The int arrays the vendor libraries' descriptor calls take.
+std::vector<int> as_int32(const std::vector<int64_t>& values);
+
 } // namespace gconv

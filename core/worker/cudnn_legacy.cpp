@@ -22,10 +22,6 @@ struct LegacyDescriptors {
     }
 };
 
-std::vector<int> as_int(const std::vector<int64_t>& v) {
-    return {v.begin(), v.end()};
-}
-
 const char* direction_name(Variant v) {
     return v == Variant::Forward ? "fwd" : v == Variant::BwdData ? "bwd_data" : "bwd_filter";
 }
@@ -45,9 +41,9 @@ BaselineSearch legacy_search(CudnnApi& a, Variant variant, DataType dtype, const
     const int type = cudnn_data_type(dtype);
     // The NHWC format takes dims in NC(D)HW order and makes them channels-last, which is
     // gconv's layout with the groups folded into the channels (conv_descriptor_geometry.h).
-    const std::vector<int> x_dims = as_int(g.input.dims), y_dims = as_int(g.output.dims),
-                           w_dims = as_int(g.weight.dims), pad = as_int(g.pad),
-                           stride = as_int(g.stride), dilation = as_int(g.dilation);
+    const std::vector<int> x_dims = as_int32(g.input.dims), y_dims = as_int32(g.output.dims),
+                           w_dims = as_int32(g.weight.dims), pad = as_int32(g.pad),
+                           stride = as_int32(g.stride), dilation = as_int32(g.dilation);
     const int dims = int(x_dims.size());
     if (!check("cudnnCreateTensorDescriptor", a.create_tensor(&d->x)) ||
         !check("cudnnCreateTensorDescriptor", a.create_tensor(&d->y)) ||

@@ -21,10 +21,6 @@ struct MiopenDescriptors {
     }
 };
 
-std::vector<int> as_int(const std::vector<int64_t>& v) {
-    return {v.begin(), v.end()};
-}
-
 const char* direction_name(Variant v) {
     return v == Variant::Forward ? "fwd" : v == Variant::BwdData ? "bwd_data" : "bwd_weights";
 }
@@ -50,11 +46,11 @@ BaselineSearch miopen_search(MiopenApi& a, Variant variant, DataType dtype, cons
     // (conv_descriptor_geometry.h): MIOpen takes the layout from the strides.
     const ConvDescriptorGeometry g = conv_descriptor_geometry(p);
     const int type = miopen_data_type(dtype);
-    const std::vector<int> x_dims = as_int(g.input.dims), x_strides = as_int(g.input.strides),
-                           y_dims = as_int(g.output.dims), y_strides = as_int(g.output.strides),
-                           w_dims = as_int(g.weight.dims), w_strides = as_int(g.weight.strides),
-                           pad = as_int(g.pad), stride = as_int(g.stride),
-                           dilation = as_int(g.dilation);
+    const std::vector<int> x_dims = as_int32(g.input.dims), x_strides = as_int32(g.input.strides),
+                           y_dims = as_int32(g.output.dims), y_strides = as_int32(g.output.strides),
+                           w_dims = as_int32(g.weight.dims), w_strides = as_int32(g.weight.strides),
+                           pad = as_int32(g.pad), stride = as_int32(g.stride),
+                           dilation = as_int32(g.dilation);
     const int dims = int(x_dims.size());
     if (!check("miopenCreateTensorDescriptor", a.create_tensor(&d->x)) ||
         !check("miopenCreateTensorDescriptor", a.create_tensor(&d->y)) ||
