@@ -192,9 +192,21 @@ class ReportClasses(unittest.TestCase):
         self.assertIn("launch floor: %.4f ms" % floor, text)
         self.assertIn("| at ceiling | at floor | worst shape |", text)
         self.assertIn("| ceiling | share | floor share |", text)
+        for c in report["classes"]:
+            least = 2.0 if c["class"] in ("depthwise", "grouped C/G<=32") else 1.0
+            self.assertEqual(c["out_of_reach"], c["geomean_at_floor"] < least)
+        # A floor longer than every cuDNN time puts every class's target out of reach.
+        write_run(path, shapes, {"ceilings": {"copy_gbps": copy, "matmul_bf16_tflops": matmul,
+                                              "launch_floor_ms": 10.0}})
+        self.assertTrue(all(c["out_of_reach"] for c in self.report_json(path)["classes"]))
+        code, text, err = run_report("--markdown", path)
+        rows = [l for l in text.splitlines() if l.startswith("| forward ") or
+                l.startswith("| bwd_weight ")]
+        self.assertTrue(rows and all("out of reach at the floor" in l for l in rows), text)
         write_run(path, shapes, {"ceilings": {"copy_gbps": copy, "matmul_bf16_tflops": matmul}})
         code, text, err = run_report("--markdown", "--shapes", path)
         self.assertNotIn("at floor", text)
+        self.assertFalse(any(c["out_of_reach"] for c in self.report_json(path)["classes"]))
         self.assertIsNone(self.report_json(path)["classes"][0]["geomean_at_floor"])
 
     def test_flags_serve_when_the_run_measured_no_ceilings(self):
