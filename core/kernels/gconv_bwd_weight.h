@@ -181,25 +181,20 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
     // After every thread's stores (gemm::run's last step): the SPLITS-th block to arrive at
     // this tile's ticket stores the tile's fp32 sums converted into dW. `flag` is one int of
     // shared memory, free once every thread is past the fence's barrier.
-    GCONV_DEVICE void finish_tile(int tid, int* flag) const {
+    GCONV_DEVICE void finish_tile(int* flag) const {
         if constexpr (FINISH_IN_BLOCK) {
             typedef typename DTypeOf<Cfg::kDType>::type W;
             // Derived from what the epilogue kept (dw, m0, n0, g) and the parameters: the tile
             // index kept from setup_at through the main loop took the compv3 32x64 tiles from
             // 96 to 98-100 registers, 4 blocks of 128 threads per SM instead of 5.
-            __threadfence();
-            arch::barrier();
-            if (tid == 0) {
+            const auto ticket = [&] {
                 const int tile =
                     (g * ((p.k_per_group + TM - 1) / TM) + m0 / TM) * ((n_total + TN - 1) / TN) +
                     n0 / TN;
                 const i64 welems = static_cast<i64>(p.G) * p.k_per_group * n_total;
-                unsigned* tickets = reinterpret_cast<unsigned*>(dw + welems);
-                *flag = atomicAdd(tickets + tile, 1u) == static_cast<unsigned>(SPLITS - 1);
-            }
-            arch::barrier();
-            if (!*flag) return;
-            __threadfence();
+                return reinterpret_cast<unsigned*>(dw + welems) + tile;
+            };
+            if (!block_arrives_last(flag, SPLITS, ticket)) return;
             W* out = static_cast<W*>(const_cast<void*>(p.wei));
             // The tile's element e: its place in dW, or -1 outside dW.
             auto place = [&](int e) -> i64 {

@@ -214,21 +214,16 @@ struct Source
     // tile's ticket stores the tile's fp32 sums converted into the output. `flag` is one int of
     // shared memory, free once every thread is past the fence's barrier. Splits come without
     // split-image pieces (rules), so the tile is (group block, N tile, M tile).
-    GCONV_DEVICE void finish_tile(int tid, int* flag) const {
+    GCONV_DEVICE void finish_tile(int* flag) const {
         if constexpr (FINISH_IN_BLOCK) {
             typedef typename DTypeOf<Cfg::kDType>::type Y;
-            __threadfence();
-            arch::barrier();
-            const i64 elems = static_cast<i64>(p.N) * p.Do * p.Ho * p.Wo * p.K;
-            if (tid == 0) {
+            const auto ticket = [&] {
+                const i64 elems = static_cast<i64>(p.N) * p.Do * p.Ho * p.Wo * p.K;
                 const int tiles_n = (n_total + TN - 1) / TN;
                 const int tile = ((g0 / GM) * tiles_n + n0 / TN) * p.m_tiles_per_piece + m0 / TM;
-                unsigned* tickets = reinterpret_cast<unsigned*>(out + elems);
-                *flag = atomicAdd(tickets + tile, 1u) == static_cast<unsigned>(SPLITS - 1);
-            }
-            arch::barrier();
-            if (!*flag) return;
-            __threadfence();
+                return reinterpret_cast<unsigned*>(out + elems) + tile;
+            };
+            if (!block_arrives_last(flag, SPLITS, ticket)) return;
             Y* y = static_cast<Y*>(p.out);
             // The tile's element e: its place in the output, or -1 outside it.
             auto place = [&](int e) -> i64 {

@@ -719,8 +719,7 @@ template <class S> GCONV_DEVICE void run(S& s) {
     }
     // The C tile's shared memory holds finish_tile's flag: its first barrier has every thread
     // past the write-out before the flag is written.
-    if constexpr (S::FINISH_IN_BLOCK)
-        s.finish_tile(tid, reinterpret_cast<int*>(gconv_dynamic_smem));
+    if constexpr (S::FINISH_IN_BLOCK) s.finish_tile(reinterpret_cast<int*>(gconv_dynamic_smem));
 }
 
 } // namespace gemm

@@ -36,18 +36,29 @@ GCONV_DEVICE void batched_elements(int count, Place place, Load load, Store stor
     }
 }
 
+// Called by every thread of a block once its adds are issued, `arrivals` blocks adding to the
+// same sums: fences the adds, thread 0 alone evaluates `ticket()` (so the ticket's address costs
+// the other threads no registers) and takes it; true in every thread of the block that arrives
+// last, after a fence that makes every other block's adds visible to it. `flag` is one int of
+// shared memory no thread still uses.
+template <class Ticket>
+GCONV_DEVICE bool block_arrives_last(int* flag, unsigned arrivals, Ticket ticket) {
+    __threadfence();
+    arch::barrier();
+    if (threadIdx.x == 0) *flag = atomicAdd(ticket(), 1u) == arrivals - 1;
+    arch::barrier();
+    if (!*flag) return false;
+    __threadfence();
+    return true;
+}
+
 // Called by every thread of a block once its adds to the run's slice sums[0 .. elems) are
 // issued; `blocks` blocks add to the run. The last of them converts the slice into out.
 template <class T, int THREADS>
 GCONV_DEVICE void convert_run_when_last(const float* sums, T* out, int elems, unsigned* ticket,
                                         unsigned blocks) {
-    __threadfence();
-    arch::barrier();
     __shared__ int last;
-    if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == blocks - 1;
-    arch::barrier();
-    if (!last) return;
-    __threadfence();
+    if (!block_arrives_last(&last, blocks, [&] { return ticket; })) return;
     batched_elements<THREADS>(
         elems, [](int e) { return static_cast<i64>(e); },
         [&](i64 e) { return arch::load_l2(sums + e); },
