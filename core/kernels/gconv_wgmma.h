@@ -20,6 +20,9 @@
 // A (TM pixels of one tap, 64 channels, zero-filled halo and tails) and one tiled copy for B,
 // both completing on `full` through its transaction count (1 arrival), written by the copy
 // engine in the same 128-byte swizzle. No address arithmetic per vector, no wait in the loop.
+// Half slices (maps.halves: C/G an odd multiple of 32, say): two copies of 32 channels per
+// operand and K tile, two taps' slices in one tile instead of one tap's half-zero 64, each
+// half a region of 64-byte rows in the 64-byte swizzle (the descriptors say which).
 // Consumers: per K tile, wait on `full`, issue 4 k16 steps x RM wgmma.m64nNk16 (N = tile_n,
 // both operands by descriptor), commit, wait until the previous tile's group finished and
 // release that tile's stage (one arrival per consumer warp). Consumer warpgroup g owns the
@@ -118,12 +121,16 @@ template <int THREADS> GCONV_DEVICE void named_arrive(int id) {
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
 }
 
-// Shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row atoms 1024 bytes apart
-// (stride byte offset); the leading byte offset is unused for swizzled K-major operands.
-GCONV_DEVICE u64 descriptor(u32 smem_addr) {
-    return static_cast<u64>((smem_addr & 0x3FFFF) >> 4) | (static_cast<u64>(1) << 16) |
-           (static_cast<u64>(1024 >> 4) << 32) | (static_cast<u64>(1) << 62);
+// Shared-memory matrix descriptor of a K-major operand: `layout` is one of the two below (the
+// swizzle mode and the stride byte offset between 8-row atoms); the leading byte offset is
+// unused for swizzled K-major operands.
+GCONV_DEVICE u64 descriptor_k(u32 smem_addr, u64 layout) {
+    return static_cast<u64>((smem_addr & 0x3FFFF) >> 4) | (static_cast<u64>(1) << 16) | layout;
 }
+// Rows of 64 elements in the 128-byte swizzle, atoms 1024 bytes apart; rows of 32 (half
+// slices, WgmmaMaps::halves) in the 64-byte swizzle, atoms 512 bytes apart.
+constexpr u64 K_MAJOR_128B = (static_cast<u64>(1024 >> 4) << 32) | (static_cast<u64>(1) << 62);
+constexpr u64 K_MAJOR_64B = (static_cast<u64>(512 >> 4) << 32) | (static_cast<u64>(2) << 62);
 
 // MN-major operand (bwd_weight: the tile holds 64 K rows (output pixels) of 64 M / N elements,
 // 128 bytes each, in the same swizzle): 8-row groups 1024 bytes apart along K (stride byte
@@ -259,25 +266,90 @@ GCONV_DEVICE u32 acquire_stage(u32 bars, u32 tiles_addr, int q, u32& dst) {
 // The K tiles of a K-major block that loads through the tensor maps: one tap's 64-channel
 // slice each, the last slice of a tap zero-filled past C/G by the copy engine (the host enables
 // the maps for C/G % 64 != 0 only where G == 1, so the channels past C/G are past C too and no
-// other group's values, possibly not finite, meet the zeros of B).
-GCONV_DEVICE int tma_tile_count(const ConvParams& p) {
-    return p.Z * p.Y * p.X * ((p.c_per_group + 63) / 64);
+// other group's values, possibly not finite, meet the zeros of B); with half slices two
+// 32-channel slices of the (tap, slice) sequence each (C/G a multiple of 32 where G > 1).
+GCONV_DEVICE int tma_tile_count(const ConvParams& p, bool halves) {
+    const int taps = p.Z * p.Y * p.X;
+    if (halves) return (taps * ((p.c_per_group + 31) / 32) + 1) / 2;
+    return taps * ((p.c_per_group + 63) / 64);
 }
 
 // The K tiles [begin, begin + count) a block reduces: the source's, or with the tensor maps
 // of a K-major kernel its split's share of tma_tile_count().
 template <class S>
-GCONV_DEVICE void block_k_tiles(const S& s, bool maps_enabled, int& begin, int& count) {
+GCONV_DEVICE void block_k_tiles(const S& s, const WgmmaMaps& maps, int& begin, int& count) {
     begin = s.tile_begin();
     count = s.tile_count();
     if constexpr (!S::A_MN) {
-        if (!maps_enabled) return;
-        const int all = tma_tile_count(s.p);
+        if (!maps.enabled) return;
+        const int all = tma_tile_count(s.p, maps.halves != 0);
         const int per_split = (all + S::SPLITS - 1) / S::SPLITS;
         begin = s.split * per_split;
         count = all - begin < per_split ? all - begin : per_split;
         if (count < 0) count = 0;
     }
+}
+
+// Where a K-major block's tensor copies start: its first output pixel's image and filter base
+// position (A), its group's first channel and its first filter row (B).
+struct TmaOrigin {
+    int n, w0, h0, d0, c_base, b_row;
+};
+template <class S> GCONV_DEVICE TmaOrigin tma_origin(const S& s) {
+    const ConvParams& p = s.p;
+    const int pixels_out = p.Do * p.Ho * p.Wo, hw_out = p.Ho * p.Wo;
+    TmaOrigin o;
+    o.n = s.m0 / pixels_out;
+    int r = s.m0 - o.n * pixels_out;
+    const int od = r / hw_out;
+    r -= od * hw_out;
+    const int oh = r / p.Wo, ow = r - oh * p.Wo;
+    o.w0 = ow * p.stride_w - p.pad_w;
+    o.h0 = oh * p.stride_h - p.pad_h;
+    o.d0 = od * p.stride_d - p.pad_d;
+    o.c_base = s.g0 * p.c_per_group;
+    o.b_row = s.g0 * p.k_per_group + s.n0;
+    return o;
+}
+
+// A producer's walk over (tap, channel slice) pairs, tap-major, slices `width` channels wide:
+// increments only (one thread issues every copy, and divisions per copy would cost it).
+struct SliceWalk {
+    int cc, tap, x, y, z;
+    GCONV_DEVICE SliceWalk(const ConvParams& p, int index, int width) {
+        const int slices = (p.c_per_group + width - 1) / width;
+        tap = index / slices;
+        cc = (index - tap * slices) * width;
+        x = tap % p.X;
+        y = (tap / p.X) % p.Y;
+        z = tap / (p.X * p.Y);
+    }
+    GCONV_DEVICE void next(const ConvParams& p, int width) {
+        cc += width;
+        if (cc < p.c_per_group) return;
+        cc = 0;
+        ++tap;
+        if (++x < p.X) return;
+        x = 0;
+        if (++y < p.Y) return;
+        y = 0;
+        ++z;
+    }
+};
+
+// The copies of one (tap, slice): A from image n at the tap's im2col offsets, B at (slice,
+// tap, the block's filter rows).
+template <class S>
+GCONV_DEVICE void load_tap_slice(const S& s, const WgmmaMaps& maps, const TmaOrigin& o, u32 a_dst,
+                                 u32 b_dst, u32 full, const SliceWalk& w, int n) {
+    const ConvParams& p = s.p;
+    const u16 ox = static_cast<u16>(w.x * p.dilation_w), oy = static_cast<u16>(w.y * p.dilation_h);
+    if constexpr (S::NDIM3)
+        tma_im2col_5d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.d0, n, ox, oy,
+                      static_cast<u16>(w.z * p.dilation_d));
+    else
+        tma_im2col_4d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, n, ox, oy);
+    tma_tile_3d(b_dst, &maps.tiled, full, w.cc, w.tap, o.b_row);
 }
 
 // The tensor-map producer, one thread: the K tiles run tap-major, tma_tile_count() of them (one
@@ -290,41 +362,44 @@ GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 t
                               int kt_begin, int ktiles, int it) {
     constexpr int STAGES = S::STAGES;
     constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
-    const ConvParams& p = s.p;
-    const int pixels_out = p.Do * p.Ho * p.Wo, hw_out = p.Ho * p.Wo;
-    const int n = s.m0 / pixels_out;
-    int r = s.m0 - n * pixels_out;
-    const int od = r / hw_out;
-    r -= od * hw_out;
-    const int oh = r / p.Wo, ow = r - oh * p.Wo;
-    const int w0 = ow * p.stride_w - p.pad_w, h0 = oh * p.stride_h - p.pad_h;
-    const int d0 = od * p.stride_d - p.pad_d;
-    const int c_base = s.g0 * p.c_per_group;
-    const int b_row = s.g0 * p.k_per_group + s.n0;
-    const int slices = (p.c_per_group + 63) / 64;
-    int tap = kt_begin / slices;
-    int cc = (kt_begin - tap * slices) * 64;
-    int x = tap % p.X, y = (tap / p.X) % p.Y, z = tap / (p.X * p.Y);
+    const TmaOrigin o = tma_origin(s);
+    SliceWalk w(s.p, kt_begin, 64);
     for (int t = 0; t < ktiles; ++t) {
         u32 dst;
         const u32 full = acquire_stage<STAGES, STAGE_BYTES>(bars, tiles_addr, it + t, dst);
-        const u16 ox = static_cast<u16>(x * p.dilation_w), oy = static_cast<u16>(y * p.dilation_h);
-        if constexpr (S::NDIM3)
-            tma_im2col_5d(dst, &maps.im2col, full, c_base + cc, w0, h0, d0, n, ox, oy,
-                          static_cast<u16>(z * p.dilation_d));
-        else
-            tma_im2col_4d(dst, &maps.im2col, full, c_base + cc, w0, h0, n, ox, oy);
-        tma_tile_3d(dst + A_BYTES, &maps.tiled, full, cc, tap, b_row);
-        cc += 64;
-        if (cc >= p.c_per_group) {
-            cc = 0;
-            ++tap;
-            if (++x == p.X) {
-                x = 0;
-                if (++y == p.Y) {
-                    y = 0;
-                    ++z;
-                }
+        load_tap_slice(s, maps, o, dst, dst + A_BYTES, full, w, o.n);
+        w.next(s.p, 64);
+    }
+}
+
+// The same with half slices (maps.halves): K tile kt holds halves 2 kt and 2 kt + 1 of the
+// (tap, 32-channel slice) sequence; each operand's first half lies at the start of its region
+// and the second TM * 64 (TN * 64) bytes on, both in the 64-byte swizzle. The half past the
+// sequence's end (an odd count) loads zeros into both operands: A from image N, B from tap
+// Z*Y*X, both past their tensors, which the copy engine fills with zeros.
+template <class S>
+GCONV_DEVICE void produce_tma_halves(const S& s, const WgmmaMaps& maps, u32 bars, u32 tiles_addr,
+                                     int kt_begin, int ktiles, int it) {
+    constexpr int STAGES = S::STAGES;
+    constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
+    const ConvParams& p = s.p;
+    const TmaOrigin o = tma_origin(s);
+    const int taps = p.Z * p.Y * p.X;
+    SliceWalk w(p, 2 * kt_begin, 32);
+    for (int t = 0; t < ktiles; ++t) {
+        u32 dst;
+        const u32 full = acquire_stage<STAGES, STAGE_BYTES>(bars, tiles_addr, it + t, dst);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const u32 a_dst = dst + h * (S::TM * 64), b_dst = dst + A_BYTES + h * (S::TN * 64);
+            if (w.tap < taps) {
+                load_tap_slice(s, maps, o, a_dst, b_dst, full, w, o.n);
+                w.next(p, 32);
+            } else {
+                // w.tap is Z*Y*X: B reads zeros there, A from image N at offsets 0 (in range).
+                SliceWalk end = w;
+                end.x = end.y = end.z = 0;
+                load_tap_slice(s, maps, o, a_dst, b_dst, full, end, p.N);
             }
         }
     }
@@ -453,6 +528,34 @@ template <class S> GCONV_DEVICE constexpr int c_slice(int idx) {
     return ((idx >> 2) % S::FN) * S::FRAG_N / S::C_COLS;
 }
 
+// One K tile's 4 k16 steps x RM wgmma of a consumer warpgroup (tile_wg: its first 64-row block
+// of A). A k16 step is 16 rows (2048 bytes) of an MN-major tile, 32 bytes along a K-major row;
+// K-major steps 2 and 3 are 64 bytes on along the 128-byte rows, or with half slices (HALVES)
+// in the second region of 64-byte rows, TM * 64 (TN * 64) bytes on.
+template <class S, int TILE_WGS, bool HALVES>
+GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg) {
+    constexpr bool MN = S::A_MN;
+    constexpr u64 LAYOUT = HALVES ? K_MAJOR_64B : K_MAJOR_128B;
+    constexpr u32 A_BLOCK = HALVES ? 64 * 64 : 64 * 128; // one 64-row block of K-major A
+    constexpr u32 A_SECOND = HALVES ? S::TM * 64 : 64, B_SECOND = HALVES ? S::TN * 64 : 64;
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+        const u32 k_off = (kk & 1) * 32;
+        const u64 db = MN ? descriptor_mn(b_addr + kk * 2048, 64 * 128)
+                          : descriptor_k(b_addr + k_off + (kk >= 2 ? B_SECOND : 0), LAYOUT);
+#pragma unroll
+        for (int r = 0; r < S::RM; ++r) {
+            const u32 block = r * TILE_WGS + tile_wg;
+            wgmma_m64k16<S::TN, S::IS_HALF, MN>(
+                acc + r * (S::TN / 2),
+                MN ? descriptor_mn(a_addr + block * 64 * 128 + kk * 2048, 64 * 128)
+                   : descriptor_k(a_addr + block * A_BLOCK + k_off + (kk >= 2 ? A_SECOND : 0),
+                                  LAYOUT),
+                db);
+        }
+    }
+}
+
 // The whole block: producer / consumer main loop, then the engine's epilogues, per tile.
 template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #if !defined(GCONV_HAS_WGMMA)
@@ -516,9 +619,11 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
             int kt_begin, ktiles;
-            block_k_tiles(s, maps.enabled, kt_begin, ktiles);
+            block_k_tiles(s, maps, kt_begin, ktiles);
             if constexpr (MN) {
                 produce_tma_mn(s, maps, bars, tiles_addr, ktiles, it);
+            } else if (maps.enabled && maps.halves) {
+                produce_tma_halves(s, maps, bars, tiles_addr, kt_begin, ktiles, it);
             } else if (maps.enabled) {
                 produce_tma(s, maps, bars, tiles_addr, kt_begin, ktiles, it);
             } else {
@@ -547,6 +652,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
         const int wg = cw / 4;
         const int tw = PP ? cw % 4 : cw; // warp index among the tile's consumers
         const int tile_wg = PP ? 0 : wg; // this warpgroup's 64-row blocks in the tile
+        const bool halves = !MN && maps.enabled && maps.halves;
         int it = 0, turn = 0;
         for (int tile = walk.first; tile < walk.count; tile += walk.step) {
             int bx, by, bz;
@@ -554,7 +660,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
             int kt_begin, ktiles;
-            block_k_tiles(s, maps.enabled, kt_begin, ktiles);
+            block_k_tiles(s, maps, kt_begin, ktiles);
             (void)kt_begin;
             if constexpr (PP) {
                 // The other warpgroup's tile: its K tiles pass through the ring all the same.
@@ -577,21 +683,12 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 const u32 a_addr = tiles_addr + st * STAGE_BYTES;
                 const u32 b_addr = a_addr + A_BYTES;
                 mma_fence();
-                // A k16 step is 32 bytes along a K-major row, 16 rows (2048 bytes) of an
-                // MN-major tile; a 64-row block of A is 8 KiB either way.
-                constexpr u32 K_STEP = MN ? 2048 : 32;
-#pragma unroll
-                for (int kk = 0; kk < 4; ++kk) {
-                    const u32 b_k = b_addr + kk * K_STEP;
-                    const u64 db = MN ? descriptor_mn(b_k, 64 * 128) : descriptor(b_k);
-#pragma unroll
-                    for (int r = 0; r < RM; ++r) {
-                        const u32 a_k = a_addr + (r * TILE_WGS + tile_wg) * 64 * 128 + kk * K_STEP;
-                        wgmma_m64k16<S::TN, S::IS_HALF, MN>(
-                            acc + r * (S::TN / 2),
-                            MN ? descriptor_mn(a_k, 64 * 128) : descriptor(a_k), db);
-                    }
-                }
+                // Two copies of the issue, so that each one's offsets and descriptor bits stay
+                // immediates: the runtime selects cost the 8-warp tiles registers they spill.
+                if (halves)
+                    issue_k_tile<S, TILE_WGS, true>(acc, a_addr, b_addr, tile_wg);
+                else
+                    issue_k_tile<S, TILE_WGS, false>(acc, a_addr, b_addr, tile_wg);
                 mma_commit();
                 mma_wait<1>();
                 if (t > 0 && lane == 0) mbar_arrive(bars + 8 * (STAGES + (q - 1) % STAGES));

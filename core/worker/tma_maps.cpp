@@ -19,6 +19,7 @@ using EncodeIm2col = int (*)(void* map, int dtype, uint32_t rank, void* address,
                              const uint32_t* element_strides, int interleave, int swizzle,
                              int l2_promotion, int oob_fill);
 constexpr int k_uint16 = 1;      // CU_TENSOR_MAP_DATA_TYPE_UINT16: a plain 2-byte copy
+constexpr int k_swizzle_64 = 2;  // CU_TENSOR_MAP_SWIZZLE_64B
 constexpr int k_swizzle_128 = 3; // CU_TENSOR_MAP_SWIZZLE_128B
 constexpr int k_l2_128 = 2;      // CU_TENSOR_MAP_L2_PROMOTION_L2_128B
 constexpr int k_l2_256 = 3;      // CU_TENSOR_MAP_L2_PROMOTION_L2_256B
@@ -70,9 +71,10 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
         return out;
     }
     const TmaIm2colGeometry& a = plan.im2col;
+    const int swizzle = plan.halves ? k_swizzle_64 : k_swizzle_128; // 32 or 64 channels a row
     int status = d.im2col(&out.maps.im2col, k_uint16, static_cast<uint32_t>(a.rank),
                           const_cast<void*>(im2col_src), a.dims, a.strides_bytes, a.lower, a.upper,
-                          a.channels, a.pixels, a.element_strides, k_no_interleave, k_swizzle_128,
+                          a.channels, a.pixels, a.element_strides, k_no_interleave, swizzle,
                           k_l2_128, k_zero_fill);
     if (status != 0) {
         out.why = "cuTensorMapEncodeIm2col returned " + std::to_string(status);
@@ -80,14 +82,14 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
     }
     const TmaTiledGeometry& b = plan.tiled;
     const uint32_t unit[3] = {1, 1, 1};
-    status =
-        d.tiled(&out.maps.tiled, k_uint16, 3, const_cast<void*>(tiled_src), b.dims, b.strides_bytes,
-                b.box, unit, k_no_interleave, k_swizzle_128, k_l2_256, k_zero_fill);
+    status = d.tiled(&out.maps.tiled, k_uint16, 3, const_cast<void*>(tiled_src), b.dims,
+                     b.strides_bytes, b.box, unit, k_no_interleave, swizzle, k_l2_256, k_zero_fill);
     if (status != 0) {
         out.why = "cuTensorMapEncodeTiled returned " + std::to_string(status);
         return out;
     }
     out.maps.enabled = 1;
+    out.maps.halves = plan.halves ? 1 : 0;
     return out;
 }
 

@@ -111,7 +111,7 @@ private slots:
     void ineligible_problems_fall_back() {
         const KernelConfig c = wgmma_config();
         Problem p = grouped_2d();
-        p.C = p.K = 64; // C/G 32 with two groups: a tap's K tile would read the other group
+        p.C = p.K = 96; // C/G 48 with two groups: a tap's K tile would read the other group
         QVERIFY(!plan_wgmma_tma(c, p).enabled);
         QVERIFY(plan_wgmma_tma(c, p).reason.find("C/G") != std::string::npos);
         p.C = p.K = 36, p.G = 1; // 72 bytes a pixel: not a 16-byte stride
@@ -164,6 +164,59 @@ private slots:
         KernelConfig weight = wgmma_config();
         weight.variant = Variant::BwdWeight;
         QVERIFY(!plan_wgmma_tma(weight, p).enabled);
+    }
+
+    // Where a tap holds an odd number of 32-channel slices, a K tile takes two of them (of
+    // consecutive taps): C/G 32 under 3x5 is 8 K tiles instead of 15 half-zero ones.
+    void odd_multiples_of_32_load_half_slices() {
+        const KernelConfig c = wgmma_config();
+        Problem p = grouped_2d();
+        p.C = p.K = 64; // C/G 32 with two groups: each 32-channel copy stays in its group
+        WgmmaTmaPlan plan = plan_wgmma_tma(c, p);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        QVERIFY(plan.halves);
+        QCOMPARE(plan.im2col.channels, 32u);
+        QCOMPARE(plan.tiled.box[0], 32u);
+        QCOMPARE(plan.tiled.dims[0], uint64_t(32));
+        QCOMPARE(plan.im2col.dims[0], uint64_t(64));
+        p.Y = p.X = 1, p.pad_h = p.pad_w = 0; // one tap: still halves (else no maps at all)
+        QVERIFY(plan_wgmma_tma(c, p).halves);
+        p.C = p.K = 192, p.G = 2; // C/G 96: three slices a tap
+        QVERIFY(plan_wgmma_tma(c, p).halves);
+        p.C = p.K = 256; // C/G 128: whole 64-channel tiles
+        QVERIFY(plan_wgmma_tma(c, p).enabled);
+        QVERIFY(!plan_wgmma_tma(c, p).halves);
+        QCOMPARE(plan_wgmma_tma(c, p).im2col.channels, 64u);
+
+        Problem dense;
+        dense.N = 2, dense.C = 32, dense.K = 64, dense.G = 1;
+        dense.Hi = dense.Wi = 28;
+        QVERIFY(!plan_wgmma_tma(c, dense).halves); // 1x1: one K tile either way
+        dense.Y = dense.X = 3, dense.pad_h = dense.pad_w = 1;
+        QVERIFY(plan_wgmma_tma(c, dense).halves);
+        dense.C = 24; // one slice a tap, 8 channels zero-filled (G 1: past C)
+        QVERIFY(plan_wgmma_tma(c, dense).halves);
+        dense.C = 48; // two slices a tap pair up inside it
+        QVERIFY(!plan_wgmma_tma(c, dense).halves);
+        dense.C = 32;
+        KernelConfig three = wgmma_config(3);
+        Problem volume = dense;
+        volume.ndim_spatial = 3;
+        volume.Di = 8, volume.Z = 3, volume.pad_d = 1;
+        QVERIFY(plan_wgmma_tma(three, volume).halves);
+        // bwd_weight keeps whole 64-channel copies (MN-major B).
+        KernelConfig weight = c;
+        weight.variant = Variant::BwdWeight;
+        QVERIFY(!plan_wgmma_tma(weight, dense).enabled);
+        QVERIFY(!plan_wgmma_tma(weight, dense).halves);
+        // bwd_data's view: its C/G is the problem's K/G.
+        KernelConfig data = c;
+        data.variant = Variant::BwdData;
+        Problem grad = dense;
+        grad.C = 64, grad.K = 32;
+        QVERIFY(plan_wgmma_tma(data, grad).halves);
+        grad.C = 32, grad.K = 64;
+        QVERIFY(!plan_wgmma_tma(data, grad).halves);
     }
 
     void only_wgmma_kernels_take_maps() {
