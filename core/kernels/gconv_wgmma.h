@@ -556,6 +556,31 @@ GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg) 
     }
 }
 
+// A consumer warpgroup's main loop over one output tile's K tiles (ring positions it ... it +
+// ktiles - 1): wait for each stage, issue it, release the one before once this one's wgmma
+// group is in flight; returns with every wgmma finished and the accumulators fenced.
+template <class S, int TILE_WGS, bool HALVES>
+GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, int ktiles,
+                                  int tile_wg, int wg) {
+    constexpr int STAGES = S::STAGES;
+    constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    for (int t = 0; t < ktiles; ++t) {
+        const int q = it + t, st = q % STAGES;
+        mbar_wait(bars + 8 * st, (q / STAGES) & 1);
+        const u32 a_addr = tiles_addr + st * STAGE_BYTES;
+        mma_fence();
+        issue_k_tile<S, TILE_WGS, HALVES>(acc, a_addr, a_addr + A_BYTES, tile_wg);
+        mma_commit();
+        mma_wait<1>();
+        if (t > 0 && lane == 0) mbar_arrive(bars + 8 * (STAGES + (q - 1) % STAGES));
+    }
+    if constexpr (S::PINGPONG) named_arrive<2 * S::CTHREADS>(3 + (1 - wg));
+    mma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < S::ACC; ++i) fence_operand(acc[i]);
+}
+
 // The whole block: producer / consumer main loop, then the engine's epilogues, per tile.
 template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #if !defined(GCONV_HAS_WGMMA)
@@ -677,26 +702,12 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             float acc[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
-            for (int t = 0; t < ktiles; ++t) {
-                const int q = it + t, st = q % STAGES;
-                mbar_wait(bars + 8 * st, (q / STAGES) & 1);
-                const u32 a_addr = tiles_addr + st * STAGE_BYTES;
-                const u32 b_addr = a_addr + A_BYTES;
-                mma_fence();
-                // Two copies of the issue, so that each one's offsets and descriptor bits stay
-                // immediates: the runtime selects cost the 8-warp tiles registers they spill.
-                if (halves)
-                    issue_k_tile<S, TILE_WGS, true>(acc, a_addr, b_addr, tile_wg);
-                else
-                    issue_k_tile<S, TILE_WGS, false>(acc, a_addr, b_addr, tile_wg);
-                mma_commit();
-                mma_wait<1>();
-                if (t > 0 && lane == 0) mbar_arrive(bars + 8 * (STAGES + (q - 1) % STAGES));
-            }
-            if constexpr (PP) named_arrive<2 * S::CTHREADS>(3 + (1 - wg));
-            mma_wait<0>();
-#pragma unroll
-            for (int i = 0; i < S::ACC; ++i) fence_operand(acc[i]);
+            // One copy of the main loop per operand layout, the branch outside the wgmma
+            // pipeline: a branch inside it makes the compiler fence every k16 step.
+            if (halves)
+                consume_k_tiles<S, TILE_WGS, true>(acc, bars, tiles_addr, it, ktiles, tile_wg, wg);
+            else
+                consume_k_tiles<S, TILE_WGS, false>(acc, bars, tiles_addr, it, ktiles, tile_wg, wg);
             // The last K tile's stage goes back to the producer (the next tile's loads).
             if (ktiles > 0 && lane == 0)
                 mbar_arrive(bars + 8 * (STAGES + (it + ktiles - 1) % STAGES));
