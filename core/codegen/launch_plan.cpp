@@ -1,4 +1,5 @@
 #include "codegen/launch_plan.h"
+#include "codegen/wgmma_tma.h"
 
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
@@ -48,10 +49,13 @@ int64_t c_buffer_bytes(const KernelConfig& c, int passes) {
 // most 4.
 int wgmma_stages(const KernelConfig& c, int passes) {
     const int64_t stage = int64_t{c.tile_m + c.tile_n} * c.tile_k * element_bytes(c.dtype);
+    // tile_k 32: twice the stages of tile_k 64 in the same bytes (as many K in flight).
+    const int most = c.tile_k == 32 ? 8 : 4;
     int64_t fit = 196608 / stage;
     if (c.epilogue == Epilogue::CShuffleBuf)
-        fit = std::min(fit, (k_sm90_shared_optin - 1024 - 64 - c_buffer_bytes(c, passes)) / stage);
-    return static_cast<int>(std::clamp<int64_t>(fit, 3, 4));
+        fit = std::min(fit, (k_sm90_shared_optin - 1024 - 16 * most - c_buffer_bytes(c, passes)) /
+                                stage);
+    return static_cast<int>(std::clamp<int64_t>(fit, 3, most));
 }
 
 // Elements of one image of the input and of the output.
@@ -156,12 +160,13 @@ std::size_t shared_bytes(const KernelConfig& c, int /*warp_size*/) {
     const int64_t pipe = pipeline_stages(c) * static_cast<int64_t>(stage_bytes(c));
     const int64_t epi = c.epilogue == Epilogue::CShuffle ? cshuffle_bytes(c) : 0;
     // unpadded swizzled stages (cshuffle reuses them for C, cshufflebuf adds its own C buffer)
-    // + 64 bytes of mbarriers + 1 KiB alignment slack
+    // + two 8-byte mbarriers per stage + 1 KiB alignment slack
     if (uses_wgmma(c))
         return static_cast<std::size_t>(std::max(pipeline_stages(c) * int64_t{c.tile_m + c.tile_n} *
                                                      c.tile_k * element_bytes(c.dtype),
                                                  epi) +
-                                        c_buffer_bytes(c, c_buffer_passes(c)) + 1024 + 64);
+                                        c_buffer_bytes(c, c_buffer_passes(c)) + 1024 +
+                                        16 * std::max(4, pipeline_stages(c)));
     const int64_t red = c.pipeline == Pipeline::CompV5 ? int64_t{c.tile_m} * c.tile_n * 4 : 0;
     return static_cast<std::size_t>(std::max({pipe, epi, red}));
 }
@@ -394,6 +399,13 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
                image_out_elements(p) > max_piece_elements) {
         r.fail("split_image: one image exceeds 32-bit offsets (input ", image_in_elements(p),
                ", output ", image_out_elements(p), " elements)");
+    }
+    if (uses_wgmma(c) && c.tile_k == 32 && !r.failed) {
+        const WgmmaTmaPlan tma = plan_wgmma_tma(c, p);
+        if (!tma.enabled)
+            r.fail("tensor maps: tile_k 32 wgmma kernels load through tensor maps only, which "
+                   "this problem cannot use (",
+                   tma.reason, ")");
     }
     if (r.failed) return {false, r.text.str()};
     const LaunchPlan plan = plan_launch(c, p, warp_size, max_piece_elements);

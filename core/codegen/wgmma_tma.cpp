@@ -5,17 +5,6 @@
 
 namespace gconv {
 
-bool uses_half_slices(int64_t c_per_group, int64_t groups, int64_t taps) {
-    if (c_per_group % 64 == 0) return false;
-    const int64_t halves_per_tap = (c_per_group + 31) / 32;
-    // An even count pairs up inside each tap: as many K tiles as 64-channel slices. An odd one
-    // saves a tile per two taps (C/G 32 under 3x3: 5 K tiles instead of 9, none half zeros).
-    if (halves_per_tap % 2 == 0) return false;
-    // With groups a 32-channel copy must stay inside its group; without them a single tap
-    // gains nothing (one K tile either way).
-    return groups > 1 ? c_per_group % 32 == 0 : taps > 1;
-}
-
 WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     WgmmaTmaPlan plan;
     auto no = [&](std::string why) {
@@ -25,18 +14,19 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     if (runs_forward_view(c)) return plan_wgmma_tma(forward_twin(c), forward_view(p));
     if (!uses_wgmma(c)) return no("not a wgmma kernel");
     const bool weight_grad = c.variant == Variant::BwdWeight;
-    plan.tiled_over_output = plan.required = weight_grad;
+    plan.tiled_over_output = weight_grad;
     if (c.num_groups_to_merge != 1) return no("merged groups");
     if (c.split_image) return no("split image");
-    if (c.tile_k != 64) return no("tile_k is not 64");
-    const int64_t cpg = p.c_per_group(), kpg = p.k_per_group();
+    // tile_k 32 has no cp.async producer (its rows are 64 bytes in the 64-byte swizzle).
+    plan.required = weight_grad || c.tile_k == 32;
+    if (c.tile_k != 64 && (c.tile_k != 32 || weight_grad))
+        return no("tile_k is not 64" + std::string(weight_grad ? "" : " or 32"));
+    const int64_t cpg = p.c_per_group(), kpg = p.k_per_group(), slice = c.tile_k;
     const int64_t taps = p.Z * p.Y * p.X;
-    plan.halves = !weight_grad && uses_half_slices(cpg, p.G, taps);
-    // A K tile is one tap's 64-channel slice (or two 32-channel ones). Past C/G the copies
-    // read zeros only where they are past C as well (G == 1); with groups they would meet the
-    // next group's channels.
-    if (cpg % 64 != 0 && !plan.halves && (weight_grad || p.G != 1))
-        return no("C/G is not a multiple of 64 or an odd multiple of 32 (and G is not 1)");
+    // A K tile is one tap's tile_k-channel slice. Past C/G the copies read zeros only where
+    // they are past C as well (G == 1); with groups they would meet the next group's channels.
+    if (cpg % slice != 0 && (weight_grad || p.G != 1))
+        return no("C/G is not a multiple of " + std::to_string(slice) + " (and G is not 1)");
     // Global strides are 16-byte multiples: the input's pixel (C) and the filter's tap (C/G).
     if (cpg % 8 != 0) return no("C/G is not a multiple of 8");
     if (weight_grad && p.K % 8 != 0)
@@ -78,7 +68,7 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     a.element_strides[0] = 1;
     for (int i = 0; i < spatial; ++i) a.element_strides[1 + i] = static_cast<uint32_t>(stride[i]);
     a.element_strides[a.rank - 1] = 1;
-    a.channels = plan.halves ? 32 : 64;
+    a.channels = weight_grad ? 64 : static_cast<uint32_t>(slice);
     // bwd_weight: one copy is one K tile (64 output pixels) of one 64-channel B column block.
     a.pixels = static_cast<uint32_t>(weight_grad ? c.tile_k : c.tile_m);
 
@@ -101,7 +91,7 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     b.dims[2] = uint64_t(p.G * kpg);
     b.strides_bytes[0] = uint64_t(cpg) * elem;
     b.strides_bytes[1] = uint64_t(cpg * taps) * elem;
-    b.box[0] = plan.halves ? 32 : 64;
+    b.box[0] = static_cast<uint32_t>(slice);
     b.box[1] = 1;
     b.box[2] = static_cast<uint32_t>(c.tile_n);
     plan.enabled = true;

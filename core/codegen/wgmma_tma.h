@@ -15,15 +15,13 @@
 // are required.
 // Both land in the 128-byte swizzle the wgmma descriptors read. A K tile stays inside one tap:
 // the kernel reduces Z*Y*X * ceil(C/G / 64) K tiles, each tap's last one zero-filled past C/G.
-// Half slices (`halves`, forward only): where ceil(C/G / 32) is odd (C/G 32 or 96; with G 1
-// also 24 or 728) and more than one tap, or any odd multiple of 32 with groups, a K tile is two
-// 32-channel slices taken in (tap, slice) order across taps, each operand two halves in the
-// 64-byte swizzle (a copy of 32 channels); the kernel reduces ceil(Z*Y*X * ceil(C/G / 32) / 2)
-// K tiles, and an odd count's last half loads zeros in both operands (coordinates past the
-// tensors). C/G 32 under 3x3 thus takes 5 K tiles instead of 9 half-zero ones.
-// Not eligible: merged groups, split image, C/G not a multiple of 8, C/G not a multiple of 32
-// (64 for bwd_weight) with G > 1 (the tail would read the next group's channels), corners or
-// offsets outside what the copy engine encodes, strides over 8. A bwd_data kernel plans the
+// tile_k 32 (forward and bwd_data's view): the copies are 32 channels wide in the 64-byte
+// swizzle, so a tap's last slice wastes at most 24 channels (C/G 32: none, where 64-channel
+// tiles multiply half zeros), C/G must be a multiple of 32 with groups, and there is no
+// cp.async fallback (`required`).
+// Not eligible: merged groups, split image, C/G not a multiple of 8, C/G not a multiple of
+// tile_k with G > 1 (the tail would read the next group's channels), corners or offsets outside
+// what the copy engine encodes, strides over 8. A bwd_data kernel plans the
 // maps of its forward view (forward_view.h): A over dOut, B over the view's filter.
 #include "config/kernel_config.h"
 #include "problem/problem.h"
@@ -53,18 +51,12 @@ struct WgmmaTmaPlan {
     std::string reason; // why not, when !enabled
     TmaIm2colGeometry im2col;
     TmaTiledGeometry tiled;
-    // bwd_weight: the tiled map is over dOut (the output slot), not the filter, and the kernel
-    // has no cp.async producer, so it cannot run without the maps.
+    // bwd_weight: the tiled map is over dOut (the output slot), not the filter.
     bool tiled_over_output = false;
+    // bwd_weight and tile_k 32: the kernel has no cp.async producer, so it cannot run without
+    // the maps.
     bool required = false;
-    // K tiles of two 32-channel slices in the 64-byte swizzle (see above); channels and the
-    // tiled box's first extent are then 32.
-    bool halves = false;
 };
-
-// Whether a forward K-major operand pair of this C/G, group count and tap count loads in half
-// slices (see above).
-bool uses_half_slices(int64_t c_per_group, int64_t groups, int64_t taps);
 
 WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& config, const Problem& problem);
 

@@ -655,10 +655,13 @@ private:
             cull(Rule::Wgmma, "tile_m " + std::to_string(c_.tile_m) +
                                   " is not 64 or 128 rows per "
                                   "consumer warpgroup (one or two m64 instructions)");
-        if (c_.tile_k != 64)
-            cull(Rule::Wgmma, "tile_k " + std::to_string(c_.tile_k) +
-                                  " is not 64: a tile row is one 128-byte swizzled row (the 64- "
-                                  "and 32-byte swizzles are not built)");
+        if (c_.tile_k != 64 && (c_.tile_k != 32 || c_.variant == Variant::BwdWeight))
+            cull(Rule::Wgmma,
+                 "tile_k " + std::to_string(c_.tile_k) +
+                     (c_.variant == Variant::BwdWeight
+                          ? " is not 64: bwd_weight's MN-major tiles are 128-byte swizzled rows"
+                          : " is not 64 or 32: a tile row is one 128- or 64-byte swizzled row "
+                            "(the 32-byte swizzle is not built)"));
         if (c_.block_per_cu != 1)
             cull(Rule::Wgmma, "block_per_cu " + std::to_string(c_.block_per_cu) +
                                   ": setmaxnreg needs __launch_bounds__(threads, 1)");

@@ -170,8 +170,10 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     static_assert(TN % C_PASSES == 0 && C_COLS % VC == 0, "whole output vectors per C slice");
     static constexpr int C_TILE_BYTES = TM * LDCB * OUT_ELEM;
     static constexpr int C_BUF_BYTES = CSHUFFLE_BUF ? C_TILE_BYTES * (PINGPONG ? CONSUMERS : 1) : 0;
+    // Two 8-byte mbarriers per stage, at least 64 bytes (four stages).
+    static constexpr int WG_BARRIER_BYTES = 16 * (STAGES > 4 ? STAGES : 4);
     static constexpr int WG_BYTES =
-        (WG_RING > EPI_BYTES ? WG_RING : EPI_BYTES) + C_BUF_BYTES + 1024 + 64;
+        (WG_RING > EPI_BYTES ? WG_RING : EPI_BYTES) + C_BUF_BYTES + 1024 + WG_BARRIER_BYTES;
     static constexpr int GEMM_BYTES = PIPE_BYTES > EPI_BYTES
                                           ? (PIPE_BYTES > RED_BYTES ? PIPE_BYTES : RED_BYTES)
                                           : (EPI_BYTES > RED_BYTES ? EPI_BYTES : RED_BYTES);

@@ -44,9 +44,6 @@ struct WgmmaMaps {
     TensorMapBits im2col;
     TensorMapBits tiled;
     int enabled;
-    // 1: a K tile is two 32-channel slices, each operand two halves in the 64-byte swizzle
-    // (both maps copy 32 channels; WgmmaTmaPlan::halves).
-    int halves;
 };
 
 } // namespace gconv

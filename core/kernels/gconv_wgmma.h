@@ -20,9 +20,9 @@
 // A (TM pixels of one tap, 64 channels, zero-filled halo and tails) and one tiled copy for B,
 // both completing on `full` through its transaction count (1 arrival), written by the copy
 // engine in the same 128-byte swizzle. No address arithmetic per vector, no wait in the loop.
-// Half slices (maps.halves: C/G an odd multiple of 32, say): two copies of 32 channels per
-// operand and K tile, two taps' slices in one tile instead of one tap's half-zero 64, each
-// half a region of 64-byte rows in the 64-byte swizzle (the descriptors say which).
+// tile_k 32 (K-major, tensor maps only): a K tile is one tap's 32-channel slice, each row 64
+// bytes in the 64-byte swizzle, two k16 steps, up to 8 stages in the bytes of 4: C/G 32 under a
+// 3x3 filter then multiplies no zero-filled half tiles.
 // Consumers: per K tile, wait on `full`, issue 4 k16 steps x RM wgmma.m64nNk16 (N = tile_n,
 // both operands by descriptor), commit, wait until the previous tile's group finished and
 // release that tile's stage (one arrival per consumer warp). Consumer warpgroup g owns the
@@ -127,10 +127,12 @@ template <int THREADS> GCONV_DEVICE void named_arrive(int id) {
 GCONV_DEVICE u64 descriptor_k(u32 smem_addr, u64 layout) {
     return static_cast<u64>((smem_addr & 0x3FFFF) >> 4) | (static_cast<u64>(1) << 16) | layout;
 }
-// Rows of 64 elements in the 128-byte swizzle, atoms 1024 bytes apart; rows of 32 (half
-// slices, WgmmaMaps::halves) in the 64-byte swizzle, atoms 512 bytes apart.
-constexpr u64 K_MAJOR_128B = (static_cast<u64>(1024 >> 4) << 32) | (static_cast<u64>(1) << 62);
-constexpr u64 K_MAJOR_64B = (static_cast<u64>(512 >> 4) << 32) | (static_cast<u64>(2) << 62);
+// The layout of a K-major tile of TK-element rows: 64 (128 bytes) in the 128-byte swizzle, atoms
+// of 8 rows 1024 bytes apart; 32 (tile_k 32, 64 bytes) in the 64-byte swizzle, 512 bytes apart.
+template <int TK> constexpr u64 k_major_layout() {
+    return TK == 32 ? (static_cast<u64>(512 >> 4) << 32) | (static_cast<u64>(2) << 62)
+                    : (static_cast<u64>(1024 >> 4) << 32) | (static_cast<u64>(1) << 62);
+}
 
 // MN-major operand (bwd_weight: the tile holds 64 K rows (output pixels) of 64 M / N elements,
 // 128 bytes each, in the same swizzle): 8-row groups 1024 bytes apart along K (stride byte
@@ -263,15 +265,12 @@ GCONV_DEVICE u32 acquire_stage(u32 bars, u32 tiles_addr, int q, u32& dst) {
     return full;
 }
 
-// The K tiles of a K-major block that loads through the tensor maps: one tap's 64-channel
-// slice each, the last slice of a tap zero-filled past C/G by the copy engine (the host enables
-// the maps for C/G % 64 != 0 only where G == 1, so the channels past C/G are past C too and no
-// other group's values, possibly not finite, meet the zeros of B); with half slices two
-// 32-channel slices of the (tap, slice) sequence each (C/G a multiple of 32 where G > 1).
-GCONV_DEVICE int tma_tile_count(const ConvParams& p, bool halves) {
-    const int taps = p.Z * p.Y * p.X;
-    if (halves) return (taps * ((p.c_per_group + 31) / 32) + 1) / 2;
-    return taps * ((p.c_per_group + 63) / 64);
+// The K tiles of a K-major block that loads through the tensor maps: one tap's TK-channel slice
+// each, the last slice of a tap zero-filled past C/G by the copy engine (the host enables the
+// maps for C/G % TK != 0 only where G == 1, so the channels past C/G are past C too and no
+// other group's values, possibly not finite, meet the zeros of B).
+template <int TK> GCONV_DEVICE int tma_tile_count(const ConvParams& p) {
+    return p.Z * p.Y * p.X * ((p.c_per_group + TK - 1) / TK);
 }
 
 // The K tiles [begin, begin + count) a block reduces: the source's, or with the tensor maps
@@ -282,7 +281,7 @@ GCONV_DEVICE void block_k_tiles(const S& s, const WgmmaMaps& maps, int& begin, i
     count = s.tile_count();
     if constexpr (!S::A_MN) {
         if (!maps.enabled) return;
-        const int all = tma_tile_count(s.p, maps.halves != 0);
+        const int all = tma_tile_count<S::TK>(s.p);
         const int per_split = (all + S::SPLITS - 1) / S::SPLITS;
         begin = s.split * per_split;
         count = all - begin < per_split ? all - begin : per_split;
@@ -337,23 +336,23 @@ struct SliceWalk {
     }
 };
 
-// The copies of one (tap, slice): A from image n at the tap's im2col offsets, B at (slice,
-// tap, the block's filter rows).
+// The copies of one (tap, slice): A at the tap's im2col offsets, B at (slice, tap, the block's
+// filter rows).
 template <class S>
 GCONV_DEVICE void load_tap_slice(const S& s, const WgmmaMaps& maps, const TmaOrigin& o, u32 a_dst,
-                                 u32 b_dst, u32 full, const SliceWalk& w, int n) {
+                                 u32 b_dst, u32 full, const SliceWalk& w) {
     const ConvParams& p = s.p;
     const u16 ox = static_cast<u16>(w.x * p.dilation_w), oy = static_cast<u16>(w.y * p.dilation_h);
     if constexpr (S::NDIM3)
-        tma_im2col_5d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.d0, n, ox, oy,
+        tma_im2col_5d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.d0, o.n, ox, oy,
                       static_cast<u16>(w.z * p.dilation_d));
     else
-        tma_im2col_4d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, n, ox, oy);
+        tma_im2col_4d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.n, ox, oy);
     tma_tile_3d(b_dst, &maps.tiled, full, w.cc, w.tap, o.b_row);
 }
 
 // The tensor-map producer, one thread: the K tiles run tap-major, tma_tile_count() of them (one
-// group per block), so a tile is one tap's 64-channel slice: A at the tile's first output pixel
+// group per block), so a tile is one tap's TK-channel slice: A at the tile's first output pixel
 // shifted by the tap's im2col offsets, B at (channel slice, tap, output channel row).
 // `it` counts the K tiles this block has put into the ring before this output tile (the ring
 // position and mbarrier phase carry on from tile to tile in a persistent block).
@@ -361,47 +360,14 @@ template <class S>
 GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 tiles_addr,
                               int kt_begin, int ktiles, int it) {
     constexpr int STAGES = S::STAGES;
-    constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
+    constexpr u32 A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     const TmaOrigin o = tma_origin(s);
-    SliceWalk w(s.p, kt_begin, 64);
+    SliceWalk w(s.p, kt_begin, S::TK);
     for (int t = 0; t < ktiles; ++t) {
         u32 dst;
         const u32 full = acquire_stage<STAGES, STAGE_BYTES>(bars, tiles_addr, it + t, dst);
-        load_tap_slice(s, maps, o, dst, dst + A_BYTES, full, w, o.n);
-        w.next(s.p, 64);
-    }
-}
-
-// The same with half slices (maps.halves): K tile kt holds halves 2 kt and 2 kt + 1 of the
-// (tap, 32-channel slice) sequence; each operand's first half lies at the start of its region
-// and the second TM * 64 (TN * 64) bytes on, both in the 64-byte swizzle. The half past the
-// sequence's end (an odd count) loads zeros into both operands: A from image N, B from tap
-// Z*Y*X, both past their tensors, which the copy engine fills with zeros.
-template <class S>
-GCONV_DEVICE void produce_tma_halves(const S& s, const WgmmaMaps& maps, u32 bars, u32 tiles_addr,
-                                     int kt_begin, int ktiles, int it) {
-    constexpr int STAGES = S::STAGES;
-    constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
-    const ConvParams& p = s.p;
-    const TmaOrigin o = tma_origin(s);
-    const int taps = p.Z * p.Y * p.X;
-    SliceWalk w(p, 2 * kt_begin, 32);
-    for (int t = 0; t < ktiles; ++t) {
-        u32 dst;
-        const u32 full = acquire_stage<STAGES, STAGE_BYTES>(bars, tiles_addr, it + t, dst);
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const u32 a_dst = dst + h * (S::TM * 64), b_dst = dst + A_BYTES + h * (S::TN * 64);
-            if (w.tap < taps) {
-                load_tap_slice(s, maps, o, a_dst, b_dst, full, w, o.n);
-                w.next(p, 32);
-            } else {
-                // w.tap is Z*Y*X: B reads zeros there, A from image N at offsets 0 (in range).
-                SliceWalk end = w;
-                end.x = end.y = end.z = 0;
-                load_tap_slice(s, maps, o, a_dst, b_dst, full, end, p.N);
-            }
-        }
+        load_tap_slice(s, maps, o, dst, dst + A_BYTES, full, w);
+        w.next(s.p, S::TK);
     }
 }
 
@@ -528,29 +494,25 @@ template <class S> GCONV_DEVICE constexpr int c_slice(int idx) {
     return ((idx >> 2) % S::FN) * S::FRAG_N / S::C_COLS;
 }
 
-// One K tile's 4 k16 steps x RM wgmma of a consumer warpgroup (tile_wg: its first 64-row block
-// of A). A k16 step is 16 rows (2048 bytes) of an MN-major tile, 32 bytes along a K-major row;
-// K-major steps 2 and 3 are 64 bytes on along the 128-byte rows, or with half slices (HALVES)
-// in the second region of 64-byte rows, TM * 64 (TN * 64) bytes on.
-template <class S, int TILE_WGS, bool HALVES>
+// One K tile's TK / 16 k16 steps x RM wgmma of a consumer warpgroup (tile_wg: its first 64-row
+// block of A). A k16 step is 16 rows (2048 bytes) of an MN-major tile, 32 bytes along a K-major
+// row.
+template <class S, int TILE_WGS>
 GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg) {
     constexpr bool MN = S::A_MN;
-    constexpr u64 LAYOUT = HALVES ? K_MAJOR_64B : K_MAJOR_128B;
-    constexpr u32 A_BLOCK = HALVES ? 64 * 64 : 64 * 128; // one 64-row block of K-major A
-    constexpr u32 A_SECOND = HALVES ? S::TM * 64 : 64, B_SECOND = HALVES ? S::TN * 64 : 64;
+    constexpr u64 LAYOUT = k_major_layout<S::TK>();
+    constexpr u32 A_BLOCK = 64 * S::TK * 2; // one 64-row block of A
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-        const u32 k_off = (kk & 1) * 32;
+    for (int kk = 0; kk < S::TK / 16; ++kk) {
         const u64 db = MN ? descriptor_mn(b_addr + kk * 2048, 64 * 128)
-                          : descriptor_k(b_addr + k_off + (kk >= 2 ? B_SECOND : 0), LAYOUT);
+                          : descriptor_k(b_addr + kk * 32, LAYOUT);
 #pragma unroll
         for (int r = 0; r < S::RM; ++r) {
             const u32 block = r * TILE_WGS + tile_wg;
             wgmma_m64k16<S::TN, S::IS_HALF, MN>(
                 acc + r * (S::TN / 2),
-                MN ? descriptor_mn(a_addr + block * 64 * 128 + kk * 2048, 64 * 128)
-                   : descriptor_k(a_addr + block * A_BLOCK + k_off + (kk >= 2 ? A_SECOND : 0),
-                                  LAYOUT),
+                MN ? descriptor_mn(a_addr + block * A_BLOCK + kk * 2048, 64 * 128)
+                   : descriptor_k(a_addr + block * A_BLOCK + kk * 32, LAYOUT),
                 db);
         }
     }
@@ -559,18 +521,18 @@ GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg) 
 // A consumer warpgroup's main loop over one output tile's K tiles (ring positions it ... it +
 // ktiles - 1): wait for each stage, issue it, release the one before once this one's wgmma
 // group is in flight; returns with every wgmma finished and the accumulators fenced.
-template <class S, int TILE_WGS, bool HALVES>
+template <class S, int TILE_WGS>
 GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, int ktiles,
                                   int tile_wg, int wg) {
     constexpr int STAGES = S::STAGES;
-    constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
+    constexpr u32 A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     const int lane = static_cast<int>(threadIdx.x) % 32;
     for (int t = 0; t < ktiles; ++t) {
         const int q = it + t, st = q % STAGES;
         mbar_wait(bars + 8 * st, (q / STAGES) & 1);
         const u32 a_addr = tiles_addr + st * STAGE_BYTES;
         mma_fence();
-        issue_k_tile<S, TILE_WGS, HALVES>(acc, a_addr, a_addr + A_BYTES, tile_wg);
+        issue_k_tile<S, TILE_WGS>(acc, a_addr, a_addr + A_BYTES, tile_wg);
         mma_commit();
         mma_wait<1>();
         if (t > 0 && lane == 0) mbar_arrive(bars + 8 * (STAGES + (q - 1) % STAGES));
@@ -595,12 +557,13 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     constexpr int TILE_WGS = PP ? 1 : CONSUMERS;
     static_assert(!PP || (CONSUMERS == 2 && !S::CSHUFFLE),
                   "ping-pong: two consumer warpgroups, an epilogue that leaves the ring alone");
-    constexpr int A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128;
+    constexpr int A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     // The consumers release tile t-1 only once they hold tile t, so the producer may signal a
     // tile at most STAGES-2 tiles after issuing it (more would deadlock): STAGES >= 3.
     constexpr int LAG = STAGES - 2;
     static_assert(STAGES >= 3, "the wgmma ring needs at least 3 stages");
-    static_assert(S::TK == 64 && S::ELEM == 2, "one 128-byte swizzled row per tile row");
+    static_assert((S::TK == 64 || (S::TK == 32 && !S::A_MN)) && S::ELEM == 2,
+                  "one 128-byte (K-major tile_k 32: 64-byte) swizzled row per tile row");
     // K-major operands (forward, bwd_data's forward view), or both MN-major (bwd_weight, tensor
     // maps only).
     constexpr bool MN = S::A_MN;
@@ -632,9 +595,10 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     if (warp < 4) {
         if constexpr (CONSUMERS > 1) regs_dec<S::PRODUCER_REGS>();
         if (maps.enabled && tid != 0) return; // one thread issues the tensor copies
-        if constexpr (MN) {
-            // No cp.async producer for MN-major operands: the host refuses to launch without
-            // the maps, and a launch without them must not wait forever.
+        if constexpr (MN || S::TK != 64) {
+            // No cp.async producer for MN-major operands or 64-byte rows (tile_k 32): the host
+            // refuses to launch without the maps, and a launch without them must not wait
+            // forever.
             if (!maps.enabled) asm volatile("trap;");
         }
         int it = 0;
@@ -647,11 +611,9 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             block_k_tiles(s, maps, kt_begin, ktiles);
             if constexpr (MN) {
                 produce_tma_mn(s, maps, bars, tiles_addr, ktiles, it);
-            } else if (maps.enabled && maps.halves) {
-                produce_tma_halves(s, maps, bars, tiles_addr, kt_begin, ktiles, it);
             } else if (maps.enabled) {
                 produce_tma(s, maps, bars, tiles_addr, kt_begin, ktiles, it);
-            } else {
+            } else if constexpr (S::TK == 64) {
                 for (int t = 0; t < ktiles; ++t) {
                     const int q = it + t, st = q % STAGES;
                     if (q >= STAGES) mbar_wait(bars + 8 * (STAGES + st), ((q / STAGES) - 1) & 1);
@@ -677,7 +639,6 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
         const int wg = cw / 4;
         const int tw = PP ? cw % 4 : cw; // warp index among the tile's consumers
         const int tile_wg = PP ? 0 : wg; // this warpgroup's 64-row blocks in the tile
-        const bool halves = !MN && maps.enabled && maps.halves;
         int it = 0, turn = 0;
         for (int tile = walk.first; tile < walk.count; tile += walk.step) {
             int bx, by, bz;
@@ -702,12 +663,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             float acc[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
-            // One copy of the main loop per operand layout, the branch outside the wgmma
-            // pipeline: a branch inside it makes the compiler fence every k16 step.
-            if (halves)
-                consume_k_tiles<S, TILE_WGS, true>(acc, bars, tiles_addr, it, ktiles, tile_wg, wg);
-            else
-                consume_k_tiles<S, TILE_WGS, false>(acc, bars, tiles_addr, it, ktiles, tile_wg, wg);
+            consume_k_tiles<S, TILE_WGS>(acc, bars, tiles_addr, it, ktiles, tile_wg, wg);
             // The last K tile's stage goes back to the producer (the next tile's loads).
             if (ktiles > 0 && lane == 0)
                 mbar_arrive(bars + 8 * (STAGES + (it + ktiles - 1) % STAGES));

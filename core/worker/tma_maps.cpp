@@ -71,7 +71,8 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
         return out;
     }
     const TmaIm2colGeometry& a = plan.im2col;
-    const int swizzle = plan.halves ? k_swizzle_64 : k_swizzle_128; // 32 or 64 channels a row
+    // Rows of 64 channels (128 bytes) or, for tile_k 32, 32 (64 bytes): one swizzle span each.
+    const int swizzle = a.channels == 32 ? k_swizzle_64 : k_swizzle_128;
     int status = d.im2col(&out.maps.im2col, k_uint16, static_cast<uint32_t>(a.rank),
                           const_cast<void*>(im2col_src), a.dims, a.strides_bytes, a.lower, a.upper,
                           a.channels, a.pixels, a.element_strides, k_no_interleave, swizzle,
@@ -89,7 +90,6 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
         return out;
     }
     out.maps.enabled = 1;
-    out.maps.halves = plan.halves ? 1 : 0;
     return out;
 }
 

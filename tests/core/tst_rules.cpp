@@ -395,8 +395,12 @@ private slots:
 
     void wgmma_shapes() {
         KernelConfig c = wgmma_base();
-        c.tile_k = 32;
-        expect_only(c, "sm_90a", Rule::Wgmma, "128-byte swizzled");
+        c.tile_k = 16;
+        expect_only(c, "sm_90a", Rule::Wgmma, "64 or 32");
+        c.tile_k = 32; // 64-byte rows in the 64-byte swizzle: K-major operands only
+        QVERIFY(check_legality(c, specs().get("sm_90a"), specs()).empty());
+        c.variant = Variant::BwdWeight;
+        QVERIFY(!check_legality(c, specs().get("sm_90a"), specs()).empty());
         c = wgmma_base();
         c.tile_m = 512; // 4 m64 instructions per consumer: 256 accumulators, two rules
         QVERIFY(!check_legality(c, specs().get("sm_90a"), specs()).empty());

@@ -166,57 +166,61 @@ private slots:
         QVERIFY(!plan_wgmma_tma(weight, p).enabled);
     }
 
-    // Where a tap holds an odd number of 32-channel slices, a K tile takes two of them (of
-    // consecutive taps): C/G 32 under 3x5 is 8 K tiles instead of 15 half-zero ones.
-    void odd_multiples_of_32_load_half_slices() {
-        const KernelConfig c = wgmma_config();
+    // tile_k 32: 32-channel copies (64-byte rows), so C/G 32 with groups takes the maps, and
+    // the kernel has no other way to load (the plan is required).
+    void tile_k_32_copies_32_channel_slices() {
+        KernelConfig c = wgmma_config();
+        c.tile_k = 32;
         Problem p = grouped_2d();
         p.C = p.K = 64; // C/G 32 with two groups: each 32-channel copy stays in its group
         WgmmaTmaPlan plan = plan_wgmma_tma(c, p);
         QVERIFY2(plan.enabled, plan.reason.c_str());
-        QVERIFY(plan.halves);
+        QVERIFY(plan.required);
         QCOMPARE(plan.im2col.channels, 32u);
         QCOMPARE(plan.tiled.box[0], 32u);
         QCOMPARE(plan.tiled.dims[0], uint64_t(32));
         QCOMPARE(plan.im2col.dims[0], uint64_t(64));
-        p.Y = p.X = 1, p.pad_h = p.pad_w = 0; // one tap: still halves (else no maps at all)
-        QVERIFY(plan_wgmma_tma(c, p).halves);
-        p.C = p.K = 192, p.G = 2; // C/G 96: three slices a tap
-        QVERIFY(plan_wgmma_tma(c, p).halves);
-        p.C = p.K = 256; // C/G 128: whole 64-channel tiles
-        QVERIFY(plan_wgmma_tma(c, p).enabled);
-        QVERIFY(!plan_wgmma_tma(c, p).halves);
-        QCOMPARE(plan_wgmma_tma(c, p).im2col.channels, 64u);
-
+        QCOMPARE(plan.tiled.strides_bytes[0], uint64_t(32 * 2));
+        QVERIFY(!plan_wgmma_tma(wgmma_config(), p).enabled); // 64-channel copies cannot
+        QVERIFY(!plan_wgmma_tma(wgmma_config(), p).required);
+        p.C = p.K = 96; // C/G 48: not a multiple of 32 either
+        plan = plan_wgmma_tma(c, p);
+        QVERIFY(!plan.enabled);
+        QVERIFY(plan.reason.find("multiple of 32") != std::string::npos);
+        // Without groups the last slice reads zeros past C: C 24 is one 32-channel slice a tap.
         Problem dense;
-        dense.N = 2, dense.C = 32, dense.K = 64, dense.G = 1;
+        dense.N = 2, dense.C = 24, dense.K = 64, dense.G = 1;
         dense.Hi = dense.Wi = 28;
-        QVERIFY(!plan_wgmma_tma(c, dense).halves); // 1x1: one K tile either way
         dense.Y = dense.X = 3, dense.pad_h = dense.pad_w = 1;
-        QVERIFY(plan_wgmma_tma(c, dense).halves);
-        dense.C = 24; // one slice a tap, 8 channels zero-filled (G 1: past C)
-        QVERIFY(plan_wgmma_tma(c, dense).halves);
-        dense.C = 48; // two slices a tap pair up inside it
-        QVERIFY(!plan_wgmma_tma(c, dense).halves);
-        dense.C = 32;
-        KernelConfig three = wgmma_config(3);
-        Problem volume = dense;
-        volume.ndim_spatial = 3;
-        volume.Di = 8, volume.Z = 3, volume.pad_d = 1;
-        QVERIFY(plan_wgmma_tma(three, volume).halves);
-        // bwd_weight keeps whole 64-channel copies (MN-major B).
+        QVERIFY(plan_wgmma_tma(c, dense).enabled);
+        // is_supported refuses what the maps cannot describe, since nothing else loads.
+        QVERIFY(is_supported(c, dense).ok);
+        p.C = p.K = 96;
+        QVERIFY(!is_supported(c, p).ok);
+        QVERIFY(is_supported(c, p).reason.find("tensor maps") != std::string::npos);
+        QVERIFY(is_supported(wgmma_config(), p).ok); // tile_k 64 falls back to cp.async
+        // bwd_weight's MN-major tiles stay 64 wide.
         KernelConfig weight = c;
         weight.variant = Variant::BwdWeight;
         QVERIFY(!plan_wgmma_tma(weight, dense).enabled);
-        QVERIFY(!plan_wgmma_tma(weight, dense).halves);
         // bwd_data's view: its C/G is the problem's K/G.
         KernelConfig data = c;
         data.variant = Variant::BwdData;
-        Problem grad = dense;
-        grad.C = 64, grad.K = 32;
-        QVERIFY(plan_wgmma_tma(data, grad).halves);
-        grad.C = 32, grad.K = 64;
-        QVERIFY(!plan_wgmma_tma(data, grad).halves);
+        Problem grad = grouped_2d();
+        grad.stride_w = 1;
+        grad.C = 128, grad.K = 64; // K/G 32
+        const WgmmaTmaPlan view = plan_wgmma_tma(data, grad);
+        QVERIFY2(view.enabled, view.reason.c_str());
+        QCOMPARE(view.tiled.dims[0], uint64_t(32));
+    }
+
+    // Twice the stages of tile_k 64 in the same bytes, the mbarriers counted per stage.
+    void tile_k_32_rings_hold_as_many_bytes() {
+        KernelConfig c = wgmma_config();
+        const std::size_t wide = shared_bytes(c, 32);
+        c.tile_k = 32;
+        QCOMPARE(pipeline_stages(c), 2 * pipeline_stages(wgmma_config()));
+        QCOMPARE(shared_bytes(c, 32), wide + 16 * 4);
     }
 
     void only_wgmma_kernels_take_maps() {
