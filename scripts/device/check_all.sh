@@ -84,8 +84,8 @@ classes() {
   for set in ${GCONV_CLASSES:-forward_2d forward_3d bwd_data_2d bwd_data_3d bwd_weight_2d bwd_weight_3d}; do
     v=${set%_*}; d=${set##*_}
     case $v in
-      forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_direct_mma forward_direct forward_direct_staged forward_direct_tc"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_bf16_3d_splitk_wgmma forward_direct forward_bf16_3d_direct_mma" ;;
-      bwd_data) pools="bwd_data bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_direct bwd_data_direct_mma bwd_data_direct_staged bwd_data_direct_tc"; [ $d = 3d ] && pools="bwd_data_3d bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_direct bwd_data_3d_direct_mma" ;;
+      forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_k32_wgmma forward_bf16_direct_mma forward_direct forward_direct_staged forward_direct_tc"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_bf16_k32_wgmma forward_bf16_3d_splitk_wgmma forward_direct forward_bf16_3d_direct_mma" ;;
+      bwd_data) pools="bwd_data bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_k32_wgmma bwd_data_direct bwd_data_direct_mma bwd_data_direct_staged bwd_data_direct_tc"; [ $d = 3d ] && pools="bwd_data_3d bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_k32_wgmma bwd_data_direct bwd_data_3d_direct_mma" ;;
       bwd_weight) pools="bwd_weight bwd_weight_wgmma bwd_weight_direct bwd_weight_direct_mma bwd_weight_direct_tc"; [ $d = 3d ] && pools="bwd_weight_3d bwd_weight_wgmma bwd_weight_direct bwd_weight_3d_direct_mma" ;;
       *) pools="$v ${v}_direct ${v}_direct_mma"; [ $d = 3d ] && pools="${v}_3d ${v}_direct" ;;
     esac

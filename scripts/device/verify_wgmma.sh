@@ -12,11 +12,12 @@
 #                           MN-major operands, C/G a multiple of 64)
 #   GCONV_WGMMA_VERIFY=a,b  pools to verify (forward default forward_bf16_wgmma,
 #                           forward_bf16_persistent_wgmma, forward_bf16_persistent_cshuffle_wgmma,
-#                           forward_bf16_pingpong_wgmma, forward_fp16_wgmma; bwd_data: its two
-#                           pools; bwd_weight: bwd_weight_wgmma)
+#                           forward_bf16_pingpong_wgmma, forward_bf16_k32_wgmma, forward_fp16_wgmma;
+#                           bwd_data: its three pools; bwd_weight: bwd_weight_wgmma)
 #   GCONV_WGMMA_TIME=a,b    bf16 pools to time (forward default forward_bf16_wgmma,
 #                           forward_bf16_persistent_wgmma, forward_bf16_persistent_cshuffle_wgmma,
-#                           forward_bf16_pingpong_wgmma; bwd_data and bwd_weight: as verified)
+#                           forward_bf16_pingpong_wgmma, forward_bf16_k32_wgmma; bwd_data and
+#                           bwd_weight: as verified)
 #                           (a pool is a config name under configs/ or a path, e.g.
 #                           bench/configs/bwd_weight_wgmma_n192_explore.json)
 #   GCONV_VERIFY_ONLY=1     stop after the verification
@@ -35,11 +36,11 @@ variant=${GCONV_VARIANT:-forward}
 common=(--variant $variant --arch auto --progress none --kernel-timeout 10)
 case $variant in
   forward)
-    verify_default=forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma,forward_fp16_wgmma
-    time_default=forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma
+    verify_default=forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma,forward_bf16_k32_wgmma,forward_fp16_wgmma
+    time_default=forward_bf16_wgmma,forward_bf16_persistent_wgmma,forward_bf16_persistent_cshuffle_wgmma,forward_bf16_pingpong_wgmma,forward_bf16_k32_wgmma
     sets=forward_2d_test_validation,forward_3d_test_validation,validation_holdout gemm=forward_bf16 ;;
   bwd_data)
-    verify_default=bwd_data_wgmma,bwd_data_persistent_wgmma time_default=bwd_data_wgmma,bwd_data_persistent_wgmma
+    verify_default=bwd_data_wgmma,bwd_data_persistent_wgmma,bwd_data_k32_wgmma time_default=bwd_data_wgmma,bwd_data_persistent_wgmma,bwd_data_k32_wgmma
     sets=bwd_data_2d_test_validation,bwd_data_3d_test_validation gemm=bwd_data ;;
   bwd_weight)
     verify_default=bwd_weight_wgmma time_default=bwd_weight_wgmma
