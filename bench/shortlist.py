@@ -16,7 +16,13 @@ shortlist: at most what best of every pool would give, never more.
   shortlist.py kernels [--within 5] [--top 4] -o FILTER.txt RUN.csv [RUN.csv ...]
       per problem of the runs, its verified kernels within --within percent of its best (at
       most --top of them, fastest first); their union as one gconv filter expression,
-      `c.name in ['...', ...]`, for gconv-bench --filter-file.
+      `c.name in ['...', ...]`, for gconv-bench --filter-file. With --seed NAMES.txt (one kernel
+      name per line, `#` comments) those kernels join the shortlist whatever the probes say.
+  shortlist.py winners -o NAMES.txt RUN.csv [RUN.csv ...]
+      per problem of the runs (of a whole set, say, from several calls), its fastest verified
+      kernel; their union, one name per line, as a --seed for the next shortlist: a kernel that
+      won a shape of the set once stays in the runs that measure the set, so that the best of
+      the shortlist no longer moves with the probes' near-ties.
 
 exit status: 0 written, 1 bad input (an empty set, no verified cell), 2 usage.
 """
@@ -137,6 +143,12 @@ def kernels(args):
         print("shortlist.py: no verified cell in the runs", file=sys.stderr)
         return 1
     chosen = []
+    seeded = 0
+    for path in args.seed or []:
+        for name in read_names(path):
+            if name not in chosen:
+                chosen.append(name)
+                seeded += 1
     for problem in sorted(per_problem):
         ranked = sorted(per_problem[problem].items(), key=lambda kv: (kv[1], kv[0]))
         limit = ranked[0][1] * (1 + args.within / 100)
@@ -147,7 +159,35 @@ def kernels(args):
     with open(args.output, "w") as f:
         f.write("c.name in [%s]\n" % names)
     print(f"{len(chosen)} kernels from {len(per_problem)} problems (within {args.within:g}%, "
-          f"at most {args.top} per problem) -> {args.output}")
+          f"at most {args.top} per problem; {seeded} seeded) -> {args.output}")
+    return 0
+
+
+def read_names(path):
+    names = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                names.append(line)
+    return names
+
+
+def winners(args):
+    best = {}
+    for problem, kernel, ms in verified_cells(args.runs, None):
+        if problem not in best or (ms, kernel) < best[problem]:
+            best[problem] = (ms, kernel)
+    if not best:
+        print("shortlist.py: no verified cell in the runs", file=sys.stderr)
+        return 1
+    names = sorted({kernel for _, kernel in best.values()})
+    with open(args.output, "w") as f:
+        f.write(f"# the fastest verified kernel of each of {len(best)} problems "
+                "(bench/shortlist.py winners)\n")
+        for name in names:
+            f.write(name + "\n")
+    print(f"{len(names)} kernels win the {len(best)} problems -> {args.output}")
     return 0
 
 
@@ -164,12 +204,22 @@ def main():
     k.add_argument("--within", type=float, default=5.0)
     k.add_argument("--top", type=int, default=4)
     k.add_argument("-o", "--output", required=True)
+    k.add_argument("--seed", action="append", metavar="NAMES.txt",
+                   help="kernels to keep whatever the runs say (shortlist.py winners)")
     k.add_argument("runs", nargs="+")
+    w = sub.add_parser("winners", help="each problem's fastest kernel, as a --seed file")
+    w.add_argument("-o", "--output", required=True)
+    w.add_argument("runs", nargs="+")
     args = ap.parse_args()
     if args.command == "probes":
         if args.count < 1:
             ap.error("--count must be at least 1")
         return probes(args)
+    if args.command == "winners":
+        return winners(args)
+    for path in args.seed or []:
+        if not os.path.isfile(path):
+            ap.error(f"--seed: no file {path}")
     if args.top < 1 or args.within < 0:
         ap.error("--top must be at least 1 and --within at least 0")
     return kernels(args)

@@ -13,9 +13,12 @@
 # The probes take one per depthwise or grouped kernel signature besides the proportional ones
 # (bench/shortlist.py --per-signature; GCONV_PER_SIGNATURE=0 leaves it out). A run that did not
 # finish in one call goes on in the next: GCONV_HOLDOUT_FROM names the folder of the earlier
-# run's files, whose finished cells are kept (--resume) and whose shortlist is reused.
+# run's files, whose finished cells are kept (--resume) and whose shortlist is reused. The
+# shortlist also takes every kernel that won a shape of the set in earlier runs
+# (GCONV_HOLDOUT_SEED, default bench/baselines/<set>_winners.txt where it exists, `none` for
+# none; bench/shortlist.py winners writes it), so that the probes' near-ties do not move it.
 # env: GCONV_HOLDOUT_SET (default problems/validation_holdout.json), GCONV_PROBES (20),
-#      GCONV_WITHIN (5), GCONV_TOP (4), GCONV_HOLDOUT_FROM, GCONV_HOLDOUT_POOLS (configs/*.json names; default every
+#      GCONV_WITHIN (5), GCONV_TOP (4), GCONV_HOLDOUT_FROM, GCONV_HOLDOUT_SEED, GCONV_HOLDOUT_POOLS (configs/*.json names; default every
 #      pool of the set's direction), GCONV_BENCH + GCONV_WORKER + GCONV_ARCH (a build and worker of
 #      your own instead of building build/device, for example the fake worker of the tests).
 # usage (on the GPU machine, carry .deps): OUT=/tmp/o scripts/device/holdout.sh
@@ -75,8 +78,11 @@ else
       -o "$out/probes.json" || exit 1
   for cfg in $pools; do run probe "$cfg" "$out/probes.json" || true; done
   echo "probes: $(( $(date +%s) - t0 )) s"
+  seed=${GCONV_HOLDOUT_SEED:-bench/baselines/$(basename "$set_file" .json)_winners.txt}
+  seed_args=()
+  [ "$seed" != none ] && [ -f "$seed" ] && seed_args=(--seed "$seed")
   python3 bench/shortlist.py kernels --within "${GCONV_WITHIN:-5}" --top "${GCONV_TOP:-4}" \
-    -o "$out/shortlist.txt" "$out"/probe_*.csv || exit 1
+    "${seed_args[@]}" -o "$out/shortlist.txt" "$out"/probe_*.csv || exit 1
 fi
 t1=$(date +%s)
 # uncovered: how many problems of the set no set run has timed cuDNN for yet.

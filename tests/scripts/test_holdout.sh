@@ -90,4 +90,26 @@ assert {r["layer"] for r in gap} == {"stem"}, "the gap pass ran other problems"
 assert any(r["status"] == "ok" and "_v1x" in r["kernel"] for r in gap), "no narrow kernel ran it"
 PY
 grep -q "no kernel" "$tmp/gap/classes.md" && fail "the report still has a shape without a kernel"
-echo "holdout.sh: probes, shortlist, set runs, gaps and class report as expected"
+
+# Earlier winners seed the shortlist (GCONV_HOLDOUT_SEED): a kernel no probe shortlisted runs on
+# the whole set all the same; `none` leaves the seed out.
+seed_kernel=$(python3 - "$tmp/out" <<'PY'
+import csv, glob, re, sys
+listed = set(re.findall(r"'([^']*)'", open(sys.argv[1] + "/shortlist.txt").read()))
+ran = sorted({r["kernel"] for f in glob.glob(sys.argv[1] + "/probe_*.csv") for r in csv.DictReader(open(f))})
+print(next(k for k in ran if k not in listed))
+PY
+) || fail "no kernel outside the first shortlist"
+printf '# an earlier winner\n%s\n' "$seed_kernel" > "$tmp/seed.txt"
+OUT="$tmp/seeded" GCONV_BENCH="$bench" GCONV_WORKER="$worker" GCONV_ARCH=sm_90a \
+  GCONV_HOLDOUT_SET="$tmp/set.json" GCONV_PROBES=2 GCONV_TOP=1 GCONV_HOLDOUT_SEED="$tmp/seed.txt" \
+  GCONV_HOLDOUT_POOLS="forward_direct_tc forward_bf16_pingpong_wgmma" \
+  "$src/scripts/device/holdout.sh" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+grep -q "'$seed_kernel'" "$tmp/seeded/shortlist.txt" || fail "the seeded kernel is not shortlisted"
+grep -q "1 seeded" "$tmp/log" || fail "no seed count: $(grep kernels "$tmp/log")"
+OUT="$tmp/unseeded" GCONV_BENCH="$bench" GCONV_WORKER="$worker" GCONV_ARCH=sm_90a \
+  GCONV_HOLDOUT_SET="$tmp/set.json" GCONV_PROBES=2 GCONV_TOP=1 GCONV_HOLDOUT_SEED=none \
+  GCONV_HOLDOUT_POOLS="forward_direct_tc forward_bf16_pingpong_wgmma" \
+  "$src/scripts/device/holdout.sh" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+cmp -s "$tmp/out/shortlist.txt" "$tmp/unseeded/shortlist.txt" || fail "GCONV_HOLDOUT_SEED=none changed the shortlist"
+echo "holdout.sh: probes, shortlist, seeds, set runs, gaps and class report as expected"

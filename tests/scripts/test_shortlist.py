@@ -146,6 +146,31 @@ class Shortlist(unittest.TestCase):
         p, names = self.shortlist(rows, "--within", "25", "--top", "3")
         self.assertEqual(sorted(names), ["a", "b", "c", "f", "g"])
 
+    def test_winners_are_each_problems_fastest_verified_kernel(self):
+        rows = [("p1", "a", "1.00", "ok", "true"), ("p1", "b", "0.90", "ok", "true"),
+                ("p1", "c", "0.10", "ok", "false"),     # unverified: never wins
+                ("p2", "a", "2.00", "ok", "true"), ("p2", "d", "2.50", "ok", "true"),
+                ("p3", "a", "1.00", "ok", "true")]
+        p = self.run_script("winners", "-o", self.path("seed.txt"), self.write_runs(rows))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.path("seed.txt")) as f:
+            lines = f.read().splitlines()
+        self.assertTrue(lines[0].startswith("#"))
+        self.assertEqual(lines[1:], ["a", "b"])
+
+    def test_seeded_kernels_join_the_shortlist(self):
+        with open(self.path("seed.txt"), "w") as f:
+            f.write("# earlier winners\nz\n\nb  # already near a best\n")
+        rows = [("p1", "a", "1.00", "ok", "true"), ("p1", "b", "1.01", "ok", "true"),
+                ("p1", "c", "1.50", "ok", "true")]
+        p, names = self.shortlist(rows, "--seed", self.path("seed.txt"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(names), ["a", "b", "z"])
+        self.assertIn("2 seeded", p.stdout)
+        p, _ = self.shortlist(rows, "--seed", self.path("missing.txt"))
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("missing.txt", p.stderr)
+
     def test_runs_without_a_verified_cell_are_refused(self):
         p, _ = self.shortlist([("p1", "a", "1.0", "ok", "false")])
         self.assertEqual(p.returncode, 1)
