@@ -31,6 +31,9 @@
 #              wgmma pools on GCONV_FSPLIT_SET (default bench/baselines/dense_2d_probe.json;
 #              bench/baselines/compute_tail_probe.json: the compute-bound dense shapes that
 #              trail cuDNN), then the per-shape best
+#   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
+#              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
+#              the holdout's seed (bench/shortlist.py winners)
 #   ksplit     direct_mma with wave_k 2 (bench/configs/*_direct_mma_ksplit_explore.json) beside the
 #              shipped direct_mma pool and cuDNN on the grouped C/G <= 32 baseline shapes of
 #              forward and bwd_data, 2D and 3D (GCONV_KSPLIT_SETS), then the class report
@@ -154,6 +157,22 @@ fsplit() {
   python3 bench/report.py --best "$1"/dense_*.csv | tee "$1/best.md"
 }
 
+# Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
+# default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
+# say (a kernel that won no probe never runs there), then the per-shape best and the winners
+# file for the holdout's seed (bench/shortlist.py winners).
+wgmma_all() {
+  local pool set=${GCONV_WGMMA_ALL_SET:-bench/baselines/compute_tail_probe.json}
+  for pool in forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma \
+      forward_bf16_pingpong_wgmma forward_bf16_k32_wgmma forward_bf16_3d_splitk_wgmma; do
+    $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
+      --batch-size 100 --baseline cudnn --config "configs/$pool.json" --problems-file "$set" \
+      --output "$1/all_$pool.csv" 2>&1 | tail -1
+  done
+  python3 bench/report.py --best "$1"/all_*.csv | tee "$1/best.md"
+  python3 bench/shortlist.py winners -o "$1/winners.txt" "$1"/all_*.csv
+}
+
 for part in "${parts[@]}"; do
   t=$(date +%s)
   mkdir -p "$out/$part"
@@ -165,6 +184,7 @@ for part in "${parts[@]}"; do
       OUT="$out/$part" GCONV_VARIANT=${part#wgmma_} timeout "$(limit $part 200)" scripts/device/verify_wgmma.sh ;;
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
+    wgmma_all) export -f wgmma_all; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     mma_verify)
       for d in 2d 3d; do for v in forward bwd_data bwd_weight; do
