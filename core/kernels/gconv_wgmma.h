@@ -23,7 +23,7 @@
 // tile_k 32 (K-major, tensor maps only): a K tile is one tap's 32-channel slice, each row 64
 // bytes in the 64-byte swizzle, two k16 steps, up to 8 stages in the bytes of 4: C/G 32 under a
 // 3x3 filter then multiplies no zero-filled half tiles.
-// Consumers: per K tile, wait on `full`, issue 4 k16 steps x RM wgmma.m64nNk16 (N = tile_n,
+// Consumers: per K tile, wait on `full`, issue TK / 16 k16 steps x RM wgmma.m64nNk16 (N = tile_n,
 // both operands by descriptor), commit, wait until the previous tile's group finished and
 // release that tile's stage (one arrival per consumer warp). Consumer warpgroup g owns the
 // 64-row blocks r * C + g (r < RM): accumulators in the mma.sync C-fragment order per n8
