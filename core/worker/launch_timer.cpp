@@ -1,6 +1,7 @@
 #include "worker/launch_timer.h"
 
 #include "gpu/hip_check.h"
+#include "worker/stream_hold.h"
 
 namespace gconv::worker {
 
@@ -24,6 +25,14 @@ std::vector<float> LaunchTimer::run(hipStream_t stream, const std::function<void
 
 void LaunchTimer::queue(hipStream_t stream, const std::function<void()>& launch,
                         const std::function<void()>& between) {
+    StreamHold* const hold = StreamHold::from_environment();
+    if (hold) hold->hold(stream);
+    queue_events(stream, launch, between);
+    if (hold) hold->release();
+}
+
+void LaunchTimer::queue_events(hipStream_t stream, const std::function<void()>& launch,
+                               const std::function<void()>& between) {
     const int n = int(events_.size() / 2);
     interleaved_ = bool(between);
     if (!interleaved_) {

@@ -1,7 +1,10 @@
 #pragma once
 // Times a run of launches back to back on one stream: an event before the first launch and
 // after each one, so that the queue stays full (no host gap inside the run) and each launch's
-// time is the difference of neighbouring events.
+// time is the difference of neighbouring events. The queue stays full only while the host
+// queues faster than the GPU runs; with GCONV_HOLD_LAUNCHES=1 the run waits behind a
+// StreamHold until all of it is queued, so a launch with a slow host side is timed on the GPU
+// alone (worker/stream_hold.h).
 #include <hip/hip_runtime_api.h>
 
 #include <functional>
@@ -32,6 +35,8 @@ public:
     hipEvent_t last_event() const;
 
 private:
+    void queue_events(hipStream_t stream, const std::function<void()>& launch,
+                      const std::function<void()>& between);
     std::vector<hipEvent_t> events_;
     bool interleaved_ = false; // the last queue() had a `between`: one event pair per launch
 };

@@ -161,6 +161,26 @@ class ReportClasses(unittest.TestCase):
             self.assertAlmostEqual(c["geomean_at_ceiling"] /
                                    math.exp(sum(map(math.log, at)) / len(at)), 1.0, places=9)
 
+    def test_several_runs_take_each_shapes_best_kernel_and_fastest_cudnn(self):
+        shapes = self.random_run()
+        other = [dict(sh, kernels=[("ok", ms * self.rng.uniform(0.5, 1.5)) for _, ms in
+                                   sh["kernels"]], cudnn=sh["cudnn"] * self.rng.uniform(0.5, 1.5))
+                 for sh in shapes]
+        first, second = (os.path.join(self.dir.name, n) for n in ("a.csv", "b.csv"))
+        meta = {"ceilings": {"copy_gbps": 3000.0, "matmul_bf16_tflops": 700.0}}
+        write_run(first, shapes, meta)
+        write_run(second, other, meta)
+        by_layer = {l["layer"]: l for l in self.report_json(first, second)["shapes"]}
+        for a, b in zip(shapes, other):
+            best = min([ms for status, ms in a["kernels"] if status == "ok"] +
+                       [ms for status, ms in b["kernels"] if status == "ok"])
+            self.assertAlmostEqual(by_layer[a["layer"]]["speedup"],
+                                   min(a["cudnn"], b["cudnn"]) / best, places=9)
+        # The order of the files does not matter.
+        again = {l["layer"]: l for l in self.report_json(second, first)["shapes"]}
+        for layer, line in by_layer.items():
+            self.assertAlmostEqual(again[layer]["speedup"], line["speedup"], places=12)
+
     def test_the_launch_floor_adds_to_every_shapes_least_time(self):
         shapes = self.random_run()
         copy, matmul = self.rng.uniform(2000, 5000), self.rng.uniform(300, 900)
