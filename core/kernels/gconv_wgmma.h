@@ -494,6 +494,7 @@ template <class S> GCONV_DEVICE constexpr int c_slice(int idx) {
     return ((idx >> 2) % S::FN) * S::FRAG_N / S::C_COLS;
 }
 
+#if defined(GCONV_HAS_WGMMA)
 // One K tile's TK / 16 k16 steps x RM wgmma of a consumer warpgroup (tile_wg: its first 64-row
 // block of A). A k16 step is 16 rows (2048 bytes) of an MN-major tile, 32 bytes along a K-major
 // row.
@@ -542,6 +543,8 @@ GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, 
 #pragma unroll
     for (int i = 0; i < S::ACC; ++i) fence_operand(acc[i]);
 }
+
+#endif
 
 // The whole block: producer / consumer main loop, then the engine's epilogues, per tile.
 template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
