@@ -1,10 +1,10 @@
 #include "codegen/launch_plan.h"
-#include "codegen/wgmma_tma.h"
 
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/forward_view.h"
 #include "codegen/launch_plan_detail.h"
+#include "codegen/wgmma_tma.h"
 
 #include <algorithm>
 #include <sstream>
