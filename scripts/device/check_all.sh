@@ -34,6 +34,9 @@
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
+#   hold       the holdout's winning kernels and cuDNN on GCONV_HOLD_SET (default
+#              bench/baselines/small_cudnn_probe.json) as launches come and with
+#              GCONV_HOLD_LAUNCHES=1, per shape held / free (worker/stream_hold.h)
 #   ksplit     direct_mma with wave_k 2 (bench/configs/*_direct_mma_ksplit_explore.json) beside the
 #              shipped direct_mma pool and cuDNN on the grouped C/G <= 32 baseline shapes of
 #              forward and bwd_data, 2D and 3D (GCONV_KSPLIT_SETS), then the class report
@@ -173,6 +176,56 @@ wgmma_all() {
   python3 bench/shortlist.py winners -o "$1/winners.txt" "$1"/all_*.csv
 }
 
+# The timing of launches with a slow host side, both ways in one call: the kernels that won a
+# holdout shape (bench/baselines/validation_holdout_winners.txt) and cuDNN on GCONV_HOLD_SET
+# (default the holdout's small-cuDNN shapes), as they come and with GCONV_HOLD_LAUNCHES=1 (the
+# worker's stream hold), then per shape cuDNN's and the best kernel's held / free time.
+hold_compare() {
+  local mode pool set=${GCONV_HOLD_SET:-bench/baselines/small_cudnn_probe.json}
+  python3 -c 'import sys; names = [l.split("#")[0].strip() for l in open(sys.argv[1])]
+print("c.name in [%s]" % ", ".join(repr(n) for n in names if n))' \
+    bench/baselines/validation_holdout_winners.txt > "$1/winners_filter.txt"
+  local baseline
+  for mode in free held; do
+    baseline=(--baseline cudnn) # cuDNN once per mode: in the first pool's run, on every shape
+    for pool in forward_bf16 forward_bf16_3d forward_bf16_narrow forward_bf16_wgmma \
+        forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma \
+        forward_bf16_k32_wgmma forward_bf16_3d_splitk_wgmma forward_bf16_direct_mma \
+        forward_bf16_3d_direct_mma forward_direct forward_direct_staged forward_direct_tc; do
+      [ $mode = held ] && export GCONV_HOLD_LAUNCHES=1 || unset GCONV_HOLD_LAUNCHES
+      $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
+        --batch-size 100 "${baseline[@]}" --config "configs/$pool.json" --problems-file "$set" \
+        --filter-file "$1/winners_filter.txt" --output "$1/${mode}_$pool.csv" 2>&1 | tail -1
+      baseline=()
+    done
+  done
+  unset GCONV_HOLD_LAUNCHES
+  python3 - "$1" <<'PY'
+import csv, glob, math, sys
+def load(mode):
+    cudnn, best = {}, {}
+    for f in glob.glob("%s/%s_*.csv" % (sys.argv[1], mode)):
+        for r in csv.DictReader(open(f)):
+            k = r["layer"]
+            if r.get("baseline_ms"):
+                cudnn[k] = min(cudnn.get(k, 1e9), float(r["baseline_ms"]))
+            if r["status"] == "ok":
+                best[k] = min(best.get(k, 1e9), float(r["latency_ms"]))
+    return cudnn, best
+(cf, bf), (ch, bh) = load("free"), load("held")
+def geo(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+both = sorted(k for k in cf if k in ch and k in bf and k in bh)
+print("shapes: %d; held / free: cuDNN %.3fx, best kernel %.3fx; speedup free %.3fx, held %.3fx" % (
+    len(both), geo([ch[k] / cf[k] for k in both]), geo([bh[k] / bf[k] for k in both]),
+    geo([cf[k] / bf[k] for k in both]), geo([ch[k] / bh[k] for k in both])))
+print("| shape | cuDNN free | cuDNN held | best free | best held |")
+print("|---|---|---|---|---|")
+for k in sorted(both, key=lambda k: ch[k] / cf[k])[:12]:
+    print("| %s | %.4f | %.4f | %.4f | %.4f |" % (k, cf[k], ch[k], bf[k], bh[k]))
+PY
+}
+
 for part in "${parts[@]}"; do
   t=$(date +%s)
   mkdir -p "$out/$part"
@@ -185,6 +238,7 @@ for part in "${parts[@]}"; do
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
     wgmma_all) export -f wgmma_all; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
+    hold) export -f hold_compare; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     mma_verify)
       for d in 2d 3d; do for v in forward bwd_data bwd_weight; do
