@@ -23,6 +23,8 @@ shortlist: at most what best of every pool would give, never more.
       kernel; their union, one name per line, as a --seed for the next shortlist: a kernel that
       won a shape of the set once stays in the runs that measure the set, so that the best of
       the shortlist no longer moves with the probes' near-ties.
+  shortlist.py filter -o FILTER.txt NAMES.txt
+      a names file (winners) as the same gconv-bench filter expression.
 
 exit status: 0 written, 1 bad input (an empty set, no verified cell), 2 usage.
 """
@@ -155,11 +157,23 @@ def kernels(args):
         for kernel, ms in ranked[:args.top]:
             if ms <= limit and kernel not in chosen:
                 chosen.append(kernel)
-    names = ", ".join("'%s'" % k for k in sorted(chosen))
-    with open(args.output, "w") as f:
-        f.write("c.name in [%s]\n" % names)
+    write_filter(args.output, chosen)
     print(f"{len(chosen)} kernels from {len(per_problem)} problems (within {args.within:g}%, "
           f"at most {args.top} per problem; {seeded} seeded) -> {args.output}")
+    return 0
+
+
+def write_filter(path, names):
+    with open(path, "w") as f:
+        f.write("c.name in [%s]\n" % ", ".join("'%s'" % k for k in sorted(names)))
+
+
+def name_filter(args):
+    names = read_names(args.names)
+    if not names:
+        print(f"shortlist.py: {args.names}: no kernel name", file=sys.stderr)
+        return 1
+    write_filter(args.output, names)
     return 0
 
 
@@ -210,6 +224,9 @@ def main():
     w = sub.add_parser("winners", help="each problem's fastest kernel, as a --seed file")
     w.add_argument("-o", "--output", required=True)
     w.add_argument("runs", nargs="+")
+    n = sub.add_parser("filter", help="a names file (winners) as a gconv-bench filter")
+    n.add_argument("-o", "--output", required=True)
+    n.add_argument("names")
     args = ap.parse_args()
     if args.command == "probes":
         if args.count < 1:
@@ -217,6 +234,10 @@ def main():
         return probes(args)
     if args.command == "winners":
         return winners(args)
+    if args.command == "filter":
+        if not os.path.isfile(args.names):
+            ap.error(f"no file {args.names}")
+        return name_filter(args)
     for path in args.seed or []:
         if not os.path.isfile(path):
             ap.error(f"--seed: no file {path}")

@@ -182,16 +182,12 @@ wgmma_all() {
 # worker's stream hold), then per shape cuDNN's and the best kernel's held / free time.
 hold_compare() {
   local mode pool set=${GCONV_HOLD_SET:-bench/baselines/small_cudnn_probe.json}
-  python3 -c 'import sys; names = [l.split("#")[0].strip() for l in open(sys.argv[1])]
-print("c.name in [%s]" % ", ".join(repr(n) for n in names if n))' \
-    bench/baselines/validation_holdout_winners.txt > "$1/winners_filter.txt"
+  python3 bench/shortlist.py filter -o "$1/winners_filter.txt" \
+    bench/baselines/validation_holdout_winners.txt || return 1
   local baseline
   for mode in free held; do
     baseline=(--baseline cudnn) # cuDNN once per mode: in the first pool's run, on every shape
-    for pool in forward_bf16 forward_bf16_3d forward_bf16_narrow forward_bf16_wgmma \
-        forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma \
-        forward_bf16_k32_wgmma forward_bf16_3d_splitk_wgmma forward_bf16_direct_mma \
-        forward_bf16_3d_direct_mma forward_direct forward_direct_staged forward_direct_tc; do
+    for pool in $(direction_pools forward); do
       [ $mode = held ] && export GCONV_HOLD_LAUNCHES=1 || unset GCONV_HOLD_LAUNCHES
       $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
         --batch-size 100 "${baseline[@]}" --config "configs/$pool.json" --problems-file "$set" \
@@ -238,7 +234,7 @@ for part in "${parts[@]}"; do
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
     wgmma_all) export -f wgmma_all; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
-    hold) export -f hold_compare; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
+    hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     mma_verify)
       for d in 2d 3d; do for v in forward bwd_data bwd_weight; do

@@ -31,12 +31,8 @@ else
 fi
 set_file=${GCONV_HOLDOUT_SET:-problems/validation_holdout.json}
 variant=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['direction'])" "$set_file") || exit 1
-case $variant in
-  forward) pools="forward_bf16 forward_bf16_3d forward_bf16_narrow forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_k32_wgmma forward_bf16_3d_splitk_wgmma forward_bf16_direct_mma forward_bf16_3d_direct_mma forward_direct forward_direct_staged forward_direct_tc" ;;
-  bwd_data) pools="bwd_data bwd_data_3d bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_direct bwd_data_direct_mma bwd_data_3d_direct_mma bwd_data_direct_staged bwd_data_direct_tc" ;;
-  bwd_weight) pools="bwd_weight bwd_weight_3d bwd_weight_wgmma bwd_weight_direct bwd_weight_direct_mma bwd_weight_3d_direct_mma bwd_weight_direct_tc" ;;
-  *) echo "holdout.sh: $set_file: unknown direction '$variant'" >&2; exit 1 ;;
-esac
+pools=$(direction_pools "$variant") ||
+  { echo "holdout.sh: $set_file: unknown direction '$variant'" >&2; exit 1; }
 pools=${GCONV_HOLDOUT_POOLS:-$pools}
 worker=()
 [ -n "${GCONV_WORKER:-}" ] && worker=(--worker "$GCONV_WORKER")

@@ -158,6 +158,18 @@ class Shortlist(unittest.TestCase):
         self.assertTrue(lines[0].startswith("#"))
         self.assertEqual(lines[1:], ["a", "b"])
 
+    def test_a_names_file_becomes_the_same_filter(self):
+        with open(self.path("names.txt"), "w") as f:
+            f.write("# winners\nb\na  # note\n\n")
+        p = self.run_script("filter", "-o", self.path("f.txt"), self.path("names.txt"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.path("f.txt")) as f:
+            self.assertEqual(f.read(), "c.name in ['a', 'b']\n")
+        with open(self.path("empty.txt"), "w") as f:
+            f.write("# nothing\n")
+        p = self.run_script("filter", "-o", self.path("f.txt"), self.path("empty.txt"))
+        self.assertEqual(p.returncode, 1)
+
     def test_seeded_kernels_join_the_shortlist(self):
         with open(self.path("seed.txt"), "w") as f:
             f.write("# earlier winners\nz\n\nb  # already near a best\n")
