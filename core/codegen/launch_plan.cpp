@@ -1,5 +1,6 @@
 #include "codegen/launch_plan.h"
 
+#include "codegen/depth_fold.h"
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/forward_view.h"
@@ -181,8 +182,9 @@ int64_t images_per_piece(const KernelConfig& c, const Problem& p, int64_t max_pi
 SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_size,
                            int64_t max_piece_elements);
 
-SupportCheck is_supported(const KernelConfig& c, const Problem& p, int warp_size,
+SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_size,
                           int64_t max_piece_elements, std::size_t shared_optin) {
+    const Problem p = kernel_problem(c, given);
     if (runs_forward_view(c)) {
         // Refuse in the problem's own terms first; the rest is the forward kernel's check.
         const std::vector<std::string> problem_errors = validate(p);

@@ -1,5 +1,6 @@
 #include "codegen/launch_sequence.h"
 
+#include "codegen/depth_fold.h"
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/forward_view.h"
@@ -49,8 +50,9 @@ unsigned grid_stride_blocks(int64_t elements, unsigned threads, unsigned cap) {
 
 } // namespace
 
-LaunchSequence plan_sequence(const KernelConfig& c, const Problem& p, int warp_size,
+LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int warp_size,
                              std::size_t shared_optin) {
+    const Problem p = kernel_problem(c, given);
     const SupportCheck support = is_supported(c, p, warp_size, k_max_piece_elements, shared_optin);
     if (!support.ok)
         throw std::invalid_argument("unsupported (config, problem): " + support.reason);
@@ -134,7 +136,8 @@ std::string main_entry_name(const KernelConfig& c, const Problem& p) {
     return std::string(kernel_entry_name());
 }
 
-void note_entries(const KernelConfig& c, const Problem& p, ModuleEntries& entries) {
+void note_entries(const KernelConfig& c, const Problem& given, ModuleEntries& entries) {
+    const Problem p = kernel_problem(c, given);
     const std::string entry = main_entry_name(c, p);
     entries.names.insert(entry);
     // The direct generic entry's widths (and bwd_weight's row-tap counts) only where it runs:

@@ -1,6 +1,7 @@
 // Kernel code generation and launch planning (forward and backward launch sequences): deterministic
 // sources that differ per config, grids that cover M, N and G exactly, the shared-memory formula,
-// make_params, and one is_supported reason per rule.
+// make_params, one is_supported reason per rule, and 2D kernels on 3D problems of batch depth.
+#include "codegen/depth_fold.h"
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
 #include "codegen/launch_sequence.h"
@@ -311,6 +312,53 @@ private slots:
         c.variant = Variant::BwdData, c.split_k = 1, c.split_k_mode = SplitKMode::None;
         QCOMPARE(stage_bytes(c), std::size_t((128 * (32 + 8) + 32 * (128 + 8)) * 2));
         QCOMPARE(shared_bytes(c), std::max<std::size_t>(stage_bytes(c), 128 * (128 + 8) * 2));
+    }
+
+    void two_d_kernels_fold_a_batch_depth() {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        for (int trial = 0; trial < 20; ++trial) {
+            Problem p = random_problem(rng, 3);
+            p.Z = 1, p.stride_d = 1, p.pad_d = 0;
+            QVERIFY(has_batch_depth(p));
+            const Problem f = fold_depth(p);
+            // The same tensors byte for byte, and the same work.
+            QCOMPARE(f.ndim_spatial, 2);
+            QCOMPARE(f.N, p.N * p.Di);
+            QCOMPARE(f.input_elements(), p.input_elements());
+            QCOMPARE(f.weight_elements(), p.weight_elements());
+            QCOMPARE(f.output_elements(), p.output_elements());
+            QCOMPARE(f.flops(), p.flops());
+            for (const Variant v : {Variant::Forward, Variant::BwdData, Variant::BwdWeight}) {
+                KernelConfig c = base();
+                c.variant = v;
+                const SupportCheck folded = is_supported(c, f), given = is_supported(c, p);
+                QCOMPARE(given.ok, folded.ok);
+                QCOMPARE(given.reason, folded.reason);
+                if (!given.ok) continue;
+                const LaunchSequence a = plan_sequence(c, p), b = plan_sequence(c, f);
+                QCOMPARE(a.steps.size(), b.steps.size());
+                QCOMPARE(a.steps.back().kernel.grid_x, b.steps.back().kernel.grid_x);
+                QCOMPARE(a.steps.back().kernel.grid_y, b.steps.back().kernel.grid_y);
+                QCOMPARE(a.params.N, int(p.N * p.Di));
+                QCOMPARE(a.params.Do, 1);
+                QCOMPARE(a.workspace_bytes, b.workspace_bytes);
+                // A 3D kernel computes the problem as given.
+                c.ndim_spatial = 3;
+                QCOMPARE(kernel_problem(c, p).key(), p.key());
+            }
+        }
+        // A filter that mixes depth keeps the problem 3D: 2D kernels refuse it.
+        Problem p = base_problem();
+        p.ndim_spatial = 3, p.Di = 4;
+        QVERIFY(is_supported(base(), p).ok);
+        Problem q = p;
+        q.Z = 3, q.pad_d = 1;
+        expect_reason(base(), q, "ndim_spatial");
+        q = p, q.stride_d = 2;
+        expect_reason(base(), q, "ndim_spatial");
+        q = p, q.Di = 6, q.pad_d = 1;
+        expect_reason(base(), q, "ndim_spatial");
+        QVERIFY(!has_batch_depth(base_problem())); // 2D already
     }
 
     void forward_sequence_is_one_launch() {

@@ -83,6 +83,10 @@ private slots:
             {"bench/configs/forward_2d_direct_mma_ksplit_explore.json", "forward_2d"},
             {"bench/configs/forward_3d_direct_mma_ksplit_explore.json", "forward_3d"},
             {"bench/configs/forward_splitk_explore.json", "forward_2d"},
+            // 2D kernels on the 3D problems whose depth is a batch (codegen/depth_fold.h).
+            {"configs/forward_bf16.json", "forward_3d"},
+            {"configs/bwd_data.json", "bwd_data_3d"},
+            {"configs/bwd_weight.json", "bwd_weight_3d"},
             {"configs/bwd_data.json", "bwd_data_2d"},
             {"configs/bwd_data_fp16.json", "bwd_data_2d"},
             {"configs/bwd_data_fp32.json", "bwd_data_2d"},
@@ -104,8 +108,9 @@ private slots:
             {"bench/configs/bwd_weight_direct_tc_explore.json", "bwd_weight_2d"},
         };
         for (const auto& pool : pools)
-            QTest::newRow(pool[0]) << QString(pool[0])
-                                   << QString("problems/%1_test_validation.json").arg(pool[1]) << 8;
+            QTest::newRow((std::string(pool[0]) + " on " + pool[1]).c_str())
+                << QString(pool[0]) << QString("problems/%1_test_validation.json").arg(pool[1])
+                << 8;
     }
     void pool_kernels_compute_the_convolution() {
         QFETCH(QString, config);
