@@ -85,6 +85,11 @@ CliArgs make_cli() {
             {"--warmup", "N", "untimed launches per cell", "3"},
             {"--repeat", "N", "timed launches per cell", "10"},
             {"--flush-l2", "", "flush the L2 between timed launches (small problems)", ""},
+            {"--launch-hold", "on|off",
+             "on: each timed run waits until the host has queued all of it, so the GPU's time "
+             "alone is timed (kernels and baseline alike); off: launches timed as they come, "
+             "with any host gap between them",
+             "on"},
             {"--seed", "N", "seed of the random inputs", "1"},
             {"--baseline", "LIB",
              "time a vendor library on every problem beside the kernels, same data and timing: "
@@ -225,6 +230,7 @@ struct Sweep {
     std::unique_ptr<ProgressReporter> progress;
     nlohmann::json provenance;
     ShardSpec shard;
+    bool launch_hold = true; // --launch-hold
 
     int run(int argc, char** argv) {
         if (auto code = cli.parse_or_exit(argc, argv, k_details)) return *code;
@@ -252,6 +258,10 @@ struct Sweep {
             return usage("--baseline: unknown value '" + baseline +
                          "' (allowed: none, cudnn, miopen)");
         if (schema != "full" && schema != "seed") return usage("--csv-schema takes full or seed");
+        const std::string hold = cli.get_or("--launch-hold", "on");
+        if (hold != "on" && hold != "off")
+            return usage("--launch-hold: unknown value '" + hold + "' (allowed: on, off)");
+        launch_hold = hold == "on";
         if (schema == "seed" && cli.has("--resume"))
             return usage("--resume needs --csv-schema full (it reads content keys)");
         if (auto text = cli.get("--devices")) {
@@ -408,6 +418,7 @@ struct Sweep {
         provenance["git_commit"] = git_commit();
         provenance["start_time"] = utc_timestamp_now();
         provenance["variant"] = std::string(to_string(variant));
+        provenance["launch_hold"] = launch_hold;
         arch = cli.get_or("--arch", "auto");
         if (arch == "auto" || !cli.has("--build-only")) {
             // The benchmark phase needs the devices' identity even when the arch is given.
@@ -540,6 +551,7 @@ struct Sweep {
         plan.warmup = int(cli.get_int("--warmup", 3, 0, 10000));
         plan.repeat = int(cli.get_int("--repeat", 10, 1, 100000));
         plan.flush_l2 = cli.has("--flush-l2");
+        plan.launch_hold = launch_hold;
         plan.seed = uint64_t(cli.get_int("--seed", 1, 0, 1LL << 62));
         plan.baseline = cli.get_or("--baseline", "none");
         for (std::size_t i = 0; i < configs.size(); ++i) {

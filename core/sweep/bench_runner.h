@@ -52,6 +52,7 @@ struct BenchPlan {
     int warmup = 3;
     int repeat = 10;
     bool flush_l2 = false;
+    bool launch_hold = true; // WorkerRequest::launch_hold
     uint64_t seed = 0;
     std::string baseline = "none"; // vendor library timed beside the kernels: none or cudnn
     std::vector<BenchKernel> kernels;

@@ -138,7 +138,7 @@ json to_json(const WorkerRequest& request) {
             {"repeat", request.repeat},     {"flush_l2", request.flush_l2},
             {"seed", request.seed},         {"kernels", kernels},
             {"problems", problems},         {"cells", cells},
-            {"baseline", request.baseline}};
+            {"baseline", request.baseline}, {"launch_hold", request.launch_hold}};
 }
 
 WorkerRequest worker_request_from_json(const json& document) {
@@ -146,7 +146,7 @@ WorkerRequest worker_request_from_json(const json& document) {
     require_object(document, root);
     reject_unknown(document,
                    {"protocol", "variant", "dtype", "warmup", "repeat", "flush_l2", "seed",
-                    "kernels", "problems", "cells", "baseline"},
+                    "kernels", "problems", "cells", "baseline", "launch_hold"},
                    root);
     WorkerRequest request;
     request.protocol = checked_protocol(document, root);
@@ -157,6 +157,8 @@ WorkerRequest worker_request_from_json(const json& document) {
     if (request.warmup < 0) throw Error(root + ".warmup: must be >= 0");
     if (request.repeat < 1) throw Error(root + ".repeat: must be >= 1");
     request.flush_l2 = get_bool(document, "flush_l2", root);
+    if (document.contains("launch_hold"))
+        request.launch_hold = get_bool(document, "launch_hold", root);
     const json& seed = require(document, "seed", root);
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0))
         throw Error(root + ".seed: expected a non-negative integer, got " + seed.dump());

@@ -53,6 +53,9 @@ struct WorkerRequest {
     int warmup = 3;
     int repeat = 10;
     bool flush_l2 = false;
+    // Every timed run waits behind a stream hold until it is all queued (worker/stream_hold.h);
+    // optional in the JSON, true when absent.
+    bool launch_hold = true;
     uint64_t seed = 0;
     // A vendor library timed on every problem of the batch beside the kernels ("none" or one
     // of baseline_providers()); optional in the JSON, "none" when absent.

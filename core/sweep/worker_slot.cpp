@@ -59,6 +59,7 @@ WorkerRequest WorkerSlot::make_request(const std::vector<size_t>& cells) const {
     request.warmup = plan_.warmup;
     request.repeat = plan_.repeat;
     request.flush_l2 = plan_.flush_l2;
+    request.launch_hold = plan_.launch_hold;
     request.seed = plan_.seed;
     request.baseline = plan_.baseline;
     std::vector<bool> kernel_added(plan_.kernels.size()), problem_added(plan_.problems.size());

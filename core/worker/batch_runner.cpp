@@ -20,6 +20,7 @@
 #include "worker/baseline.h"
 #include "worker/kernel_launch.h"
 #include "worker/launch_timer.h"
+#include "worker/stream_hold.h"
 
 #include <array>
 #include <chrono>
@@ -176,6 +177,7 @@ public:
         wait_done_.reset();
 
         bool went_on = false;
+        StreamHold::set_enabled(request.launch_hold);
         try {
             if (request.flush_l2 && !flush_.data())
                 flush_ = DeviceBuffer(std::max<std::size_t>(info_.l2_bytes * 2, 1 << 20));

@@ -25,7 +25,7 @@ std::vector<float> LaunchTimer::run(hipStream_t stream, const std::function<void
 
 void LaunchTimer::queue(hipStream_t stream, const std::function<void()>& launch,
                         const std::function<void()>& between) {
-    StreamHold* const hold = StreamHold::from_environment();
+    StreamHold* const hold = StreamHold::active();
     if (hold) hold->hold(stream);
     queue_events(stream, launch, between);
     if (hold) hold->release();

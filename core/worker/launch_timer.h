@@ -2,8 +2,8 @@
 // Times a run of launches back to back on one stream: an event before the first launch and
 // after each one, so that the queue stays full (no host gap inside the run) and each launch's
 // time is the difference of neighbouring events. The queue stays full only while the host
-// queues faster than the GPU runs; with GCONV_HOLD_LAUNCHES=1 the run waits behind a
-// StreamHold until all of it is queued, so a launch with a slow host side is timed on the GPU
+// queues faster than the GPU runs, so the run waits behind a StreamHold until all of it is
+// queued (unless the hold is disabled): a launch with a slow host side is timed on the GPU
 // alone (worker/stream_hold.h).
 #include <hip/hip_runtime_api.h>
 

@@ -6,8 +6,7 @@
 #include "jit/build_pool.h"
 #include "jit/compiler.h"
 
-#include <cstdlib>
-#include <cstring>
+#include <atomic>
 #include <iostream>
 #include <span>
 
@@ -86,17 +85,22 @@ void StreamHold::release() {
     __atomic_store_n(impl_->host, impl_->generation, __ATOMIC_RELEASE);
 }
 
-StreamHold* StreamHold::from_environment() {
-    static const bool wanted = [] {
-        const char* v = std::getenv("GCONV_HOLD_LAUNCHES");
-        return v && std::strcmp(v, "1") == 0;
-    }();
-    if (!wanted) return nullptr;
+namespace {
+std::atomic<bool> g_hold_enabled{true};
+} // namespace
+
+void StreamHold::set_enabled(bool enabled) {
+    g_hold_enabled.store(enabled, std::memory_order_relaxed);
+}
+
+StreamHold* StreamHold::active() {
+    if (!g_hold_enabled.load(std::memory_order_relaxed)) return nullptr;
     // Never destroyed: at exit the context may be gone before a static destructor ran.
     static StreamHold* const hold = [] {
         std::string why;
         std::unique_ptr<StreamHold> made = create(why);
-        if (!made) std::cerr << "gconv: GCONV_HOLD_LAUNCHES=1 but no stream hold: " << why << "\n";
+        if (!made)
+            std::cerr << "gconv: no stream hold, launches timed as they come: " << why << "\n";
         return made.release();
     }();
     return hold;

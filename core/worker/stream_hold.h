@@ -5,8 +5,9 @@
 // leave the GPU idle between them and the gaps count; the more so on a slow or cold host. One
 // block spins until the host lets it go (a generation number in mapped host memory) or a
 // time-out passes (so a lost release costs a second, not a hang).
-// Opt-in (GCONV_HOLD_LAUNCHES=1 in the worker's environment): LaunchTimer holds every run it
-// queues when the hold is on.
+// On by default: LaunchTimer holds every run it queues while the process's hold is enabled
+// (a batch's request says, `launch_hold`; gconv-bench --launch-hold off times launches as they
+// come).
 #include <hip/hip_runtime_api.h>
 
 #include <memory>
@@ -28,9 +29,11 @@ public:
     // Lets the last hold() go.
     void release();
 
-    // The process's hold when GCONV_HOLD_LAUNCHES=1 (created on first use in the current
-    // context), else nullptr; a hold that cannot be created is reported once on stderr.
-    static StreamHold* from_environment();
+    // Whether LaunchTimer holds the runs it queues (true until set otherwise).
+    static void set_enabled(bool enabled);
+    // The process's hold while enabled (created on first use in the current context), else
+    // nullptr; a hold that cannot be created is reported once on stderr and not tried again.
+    static StreamHold* active();
 
 private:
     struct Impl;

@@ -35,8 +35,8 @@
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
 #   hold       the holdout's winning kernels and cuDNN on GCONV_HOLD_SET (default
-#              bench/baselines/small_cudnn_probe.json) as launches come and with
-#              GCONV_HOLD_LAUNCHES=1, per shape held / free (worker/stream_hold.h)
+#              bench/baselines/small_cudnn_probe.json) with --launch-hold off and on (the
+#              default), per shape held / free (worker/stream_hold.h)
 #   ksplit     direct_mma with wave_k 2 (bench/configs/*_direct_mma_ksplit_explore.json) beside the
 #              shipped direct_mma pool and cuDNN on the grouped C/G <= 32 baseline shapes of
 #              forward and bwd_data, 2D and 3D (GCONV_KSPLIT_SETS), then the class report
@@ -178,8 +178,9 @@ wgmma_all() {
 
 # The timing of launches with a slow host side, both ways in one call: the kernels that won a
 # holdout shape (bench/baselines/validation_holdout_winners.txt) and cuDNN on GCONV_HOLD_SET
-# (default the holdout's small-cuDNN shapes), as they come and with GCONV_HOLD_LAUNCHES=1 (the
-# worker's stream hold), then per shape cuDNN's and the best kernel's held / free time.
+# (default the holdout's small-cuDNN shapes), as they come (--launch-hold off) and held (the
+# worker's stream hold, the default), then per shape cuDNN's and the best kernel's held / free
+# time.
 hold_compare() {
   local mode pool set=${GCONV_HOLD_SET:-bench/baselines/small_cudnn_probe.json}
   python3 bench/shortlist.py filter -o "$1/winners_filter.txt" \
@@ -188,14 +189,12 @@ hold_compare() {
   for mode in free held; do
     baseline=(--baseline cudnn) # cuDNN once per mode: in the first pool's run, on every shape
     for pool in $(direction_pools forward); do
-      [ $mode = held ] && export GCONV_HOLD_LAUNCHES=1 || unset GCONV_HOLD_LAUNCHES
       $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
-        --batch-size 100 "${baseline[@]}" --config "configs/$pool.json" --problems-file "$set" \
+        --launch-hold $([ $mode = held ] && echo on || echo off) --batch-size 100 "${baseline[@]}" --config "configs/$pool.json" --problems-file "$set" \
         --filter-file "$1/winners_filter.txt" --output "$1/${mode}_$pool.csv" 2>&1 | tail -1
       baseline=()
     done
   done
-  unset GCONV_HOLD_LAUNCHES
   python3 - "$1" <<'PY'
 import csv, glob, math, sys
 def load(mode):

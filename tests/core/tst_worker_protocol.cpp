@@ -21,6 +21,7 @@ class TestWorkerProtocol : public QObject {
         r.warmup = static_cast<int>(rng() % 5) + 1;
         r.repeat = static_cast<int>(rng() % 50) + 1;
         r.flush_l2 = rng() % 2;
+        r.launch_hold = rng() % 2;
         r.seed = rng();
         const char* baselines[] = {"none", "cudnn", "miopen"};
         r.baseline = baselines[rng() % 3];
@@ -53,6 +54,7 @@ private slots:
         QCOMPARE(out.warmup, in.warmup);
         QCOMPARE(out.repeat, in.repeat);
         QCOMPARE(out.flush_l2, in.flush_l2);
+        QCOMPARE(out.launch_hold, in.launch_hold);
         QCOMPARE(out.seed, in.seed);
         QCOMPARE(out.baseline, in.baseline);
         QCOMPARE(out.kernels.size(), size_t{1});
@@ -88,6 +90,14 @@ private slots:
         auto without = base;
         without.erase("baseline");
         QCOMPARE(worker_request_from_json(without).baseline, std::string("none"));
+        // Optional, held when absent; not a boolean is an error naming it.
+        auto unheld = base;
+        unheld["launch_hold"] = false;
+        QVERIFY(!worker_request_from_json(unheld).launch_hold);
+        unheld.erase("launch_hold");
+        QVERIFY(worker_request_from_json(unheld).launch_hold);
+        unheld["launch_hold"] = "yes";
+        expect_request_error(unheld, "request.launch_hold");
     }
 
     void eventsRoundTrip() {

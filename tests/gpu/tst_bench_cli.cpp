@@ -213,6 +213,31 @@ private slots:
         QCOMPARE(summaries, 1);
     }
 
+    void launch_hold_reaches_the_worker() {
+        const QString log = dir_.filePath("requests.log");
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("GCONV_FAKE_REQUEST_LOG", log);
+        const auto requests = [&] {
+            QFile f(log);
+            if (!f.open(QIODevice::ReadOnly)) return QStringList{};
+            return QString(f.readAll()).split('\n', Qt::SkipEmptyParts);
+        };
+        QVERIFY2(run(sweep_args(dir_.filePath("held.csv")), env).code == 0, "default run failed");
+        QVERIFY(!requests().isEmpty());
+        for (const QString& r : requests()) QVERIFY2(r.startsWith("launch_hold 1 "), qPrintable(r));
+        QFile::remove(log);
+        QStringList args = sweep_args(dir_.filePath("free.csv"));
+        args << "--launch-hold"
+             << "off";
+        QVERIFY2(run(args, env).code == 0, "--launch-hold off failed");
+        QVERIFY(!requests().isEmpty());
+        for (const QString& r : requests()) QVERIFY2(r.startsWith("launch_hold 0 "), qPrintable(r));
+        args.last() = "sometimes";
+        const auto bad = run(args, env);
+        QVERIFY(bad.code != 0);
+        QVERIFY2(bad.err.contains("--launch-hold: unknown value 'sometimes'"), qPrintable(bad.err));
+    }
+
     void seed_schema_has_exactly_the_seed_columns() {
         QStringList args = sweep_args(dir_.filePath("seed.csv"));
         args << "--csv-schema"

@@ -21,6 +21,7 @@
 // unsupported, as the real worker answers them.
 // GCONV_FAKE_LOG: a file that gets "<GCONV_FAKE_TAG> <cell> <kernel>" per cell begun.
 // GCONV_FAKE_DELAY_MS: time each successful cell takes.
+// GCONV_FAKE_REQUEST_LOG: a file that gets "launch_hold <0|1> repeat <n>" per request run.
 //
 // Devices: GCONV_FAKE_DEVICES="NAME[@ARCH],..." are the GPUs it pretends the host has (ARCH
 // defaults to sm_90a); --query and --list-devices answer from it (and fail without it), and,
@@ -258,6 +259,9 @@ int run_request(const WorkerRequest& request) {
     nlohmann::json script;
     if (const char* text = std::getenv("GCONV_FAKE_SCRIPT"))
         script = nlohmann::json::parse(text, nullptr, false);
+    if (const char* path = std::getenv("GCONV_FAKE_REQUEST_LOG"))
+        std::ofstream(path, std::ios::app)
+            << "launch_hold " << request.launch_hold << " repeat " << request.repeat << "\n";
     const char* log_path = std::getenv("GCONV_FAKE_LOG");
     const char* run_tag = std::getenv("GCONV_FAKE_TAG");
     const bool by_problem = std::getenv("GCONV_FAKE_NOISE") &&
