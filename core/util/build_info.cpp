@@ -1,8 +1,6 @@
 #include "util/build_info.h"
 
-#ifndef GCONV_GIT_COMMIT
-#define GCONV_GIT_COMMIT "unknown"
-#endif
+#include "git_commit.h" // generated at every build (cmake/GconvGitCommitRun.cmake)
 
 namespace gconv {
 
