@@ -361,6 +361,44 @@ private slots:
         QVERIFY(!has_batch_depth(base_problem())); // 2D already
     }
 
+    void two_d_kernels_fold_a_pointwise_plane() {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        int folded = 0;
+        for (int trial = 0; trial < 40; ++trial) {
+            Problem p = random_problem(rng, 3);
+            p.Y = p.X = 1, p.stride_h = p.stride_w = 1, p.pad_h = p.pad_w = 0;
+            if (p.Z == 1) p.Z = 3, p.pad_d = 1; // a depth that is not a batch
+            if (!validate(p).empty() || has_batch_depth(p)) continue;
+            QVERIFY(has_pointwise_plane(p));
+            ++folded;
+            const Problem f = fold_plane(p);
+            QCOMPARE(f.ndim_spatial, 2);
+            QCOMPARE(f.Ho(), p.Do());
+            QCOMPARE(f.Wo(), p.Ho() * p.Wo());
+            QCOMPARE(f.input_elements(), p.input_elements());
+            QCOMPARE(f.weight_elements(), p.weight_elements());
+            QCOMPARE(f.output_elements(), p.output_elements());
+            QCOMPARE(f.flops(), p.flops());
+            KernelConfig c = base();
+            QCOMPARE(kernel_problem(c, p).key(), f.key());
+            const SupportCheck s = is_supported(c, p);
+            QCOMPARE(s.ok, is_supported(c, f).ok);
+            if (s.ok) QCOMPARE(plan_sequence(c, p).params.Ho, int(p.Do()));
+            c.ndim_spatial = 3;
+            QCOMPARE(kernel_problem(c, p).key(), p.key());
+        }
+        QVERIFY2(folded >= 10, qPrintable(QString::number(folded)));
+        // Strides or pads along H or W keep the problem 3D.
+        Problem p = base_problem();
+        p.ndim_spatial = 3, p.Di = 6, p.Z = 3, p.pad_d = 1, p.Y = p.X = 1, p.pad_h = p.pad_w = 0;
+        QVERIFY(is_supported(base(), p).ok);
+        Problem q = p;
+        q.stride_w = 2;
+        expect_reason(base(), q, "ndim_spatial");
+        q = p, q.pad_h = 1;
+        expect_reason(base(), q, "ndim_spatial");
+    }
+
     void forward_sequence_is_one_launch() {
         std::mt19937 rng(QRandomGenerator::global()->generate());
         const Problem p = random_problem(rng, 2);
