@@ -31,6 +31,9 @@
 #              wgmma pools on GCONV_FSPLIT_SET (default bench/baselines/dense_2d_probe.json;
 #              bench/baselines/compute_tail_probe.json: the compute-bound dense shapes that
 #              trail cuDNN), then the per-shape best
+#   narrow     the narrow-vector exploration pool (bench/configs/forward_narrow_explore.json)
+#              verified, then timed with cuDNN beside configs/forward_bf16_narrow.json on
+#              GCONV_NARROW_SET (default bench/baselines/narrow_probe.json), the per-shape best
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -160,6 +163,25 @@ fsplit() {
   python3 bench/report.py --best "$1"/dense_*.csv | tee "$1/best.md"
 }
 
+# The narrow-vector exploration pool (bench/configs/forward_narrow_explore.json, A and B vectors
+# equal) verified on the forward test_validation sets, then timed with cuDNN beside the shipped
+# narrow pool on GCONV_NARROW_SET (default bench/baselines/narrow_probe.json: the holdout's shapes
+# whose C/G or K/G refuses or wastes 8-element vectors), the per-shape best and winners.txt.
+narrow() {
+  local pool set=${GCONV_NARROW_SET:-bench/baselines/narrow_probe.json} same="c.vector_size_a == c.vector_size_b"
+  $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
+    --config bench/configs/forward_narrow_explore.json --filter "$same" \
+    --problems forward_2d_test_validation,forward_3d_test_validation --output "$1/verify_narrow.csv" 2>&1 | tail -1
+  python3 bench/report.py "$1/verify_narrow.csv" | tail -3
+  for pool in bench/configs/forward_narrow_explore.json configs/forward_bf16_narrow.json; do
+    $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
+      --batch-size 100 --baseline cudnn --config "$pool" --filter "$same" --problems-file "$set" \
+      --output "$1/narrow_$(basename "$pool" .json).csv" 2>&1 | tail -1
+  done
+  python3 bench/report.py --best "$1"/narrow_*.csv | tee "$1/best.md"
+  python3 bench/shortlist.py winners -o "$1/winners.txt" "$1"/narrow_*.csv
+}
+
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
 # default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
 # say (a kernel that won no probe never runs there), then the per-shape best and the winners
@@ -232,6 +254,7 @@ for part in "${parts[@]}"; do
       OUT="$out/$part" GCONV_VARIANT=${part#wgmma_} timeout "$(limit $part 200)" scripts/device/verify_wgmma.sh ;;
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
+    narrow) export -f narrow; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
     wgmma_all) export -f wgmma_all; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;

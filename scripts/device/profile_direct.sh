@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Nsight Compute over one kernel of a pool (the first FILTER keeps; direct and direct_mma pools,
+# Nsight Compute over one kernel of a pool (the first FILTER keeps; direct, direct_mma and GEMM pools,
 # whose main entries are gconv_direct_k<K> / gconv_main) on one baseline shape (carry .deps): the
 # worker runs the cell under `ncu --target-processes all` with the clocks as found; the report's
 # speed-of-light, memory, occupancy, warp-stall, compute and instruction sections go to
 # $OUT/<name>.ncu.txt.
-# usage: scripts/device/profile_direct.sh NAME VARIANT CONFIG FILTER LAYER [BASELINE_SET]
+# usage: scripts/device/profile_direct.sh NAME VARIANT CONFIG FILTER LAYER [BASELINE_SET | FILE.json]
 #   e.g. profile_direct.sh fwd_dw144 forward configs/forward_direct.json \
 #          "c.tile_m == 64 and c.tile_n == 32 and c.vector_size_a == 4" baseline.mbv2_dw144
 #   GCONV_NCU_KERNELS (a regex of entry names, default 'gconv_(direct|main)'), GCONV_NCU_SKIP
@@ -17,7 +17,9 @@ name=$1 variant=$2 config=$3 filter=$4 layer=$5 set=${6:-baseline_${2}_2d}
 problems=/tmp/profile_$name.json
 python3 - "$set" "$layer" "$problems" <<'PY'
 import json, sys
-src = json.load(open(f"bench/baselines/{sys.argv[1]}.json"))
+# A baseline set's key (bench/baselines/<key>.json) or any problem file (problems/validation_holdout.json).
+path = sys.argv[1] if sys.argv[1].endswith(".json") else f"bench/baselines/{sys.argv[1]}.json"
+src = json.load(open(path))
 src["problems"] = [p for p in src["problems"] if p["layer"] == sys.argv[2]]
 src["key"] = "profile"
 assert src["problems"], f"no layer {sys.argv[2]} in {sys.argv[1]}"
