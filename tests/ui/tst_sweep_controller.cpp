@@ -234,6 +234,10 @@ private slots:
         }
         s.baseline = "none";
         QVERIFY(!s.benchArguments().contains("--baseline"));
+        QVERIFY(!s.benchArguments().contains("--launch-hold")); // on: gconv-bench's default
+        s.launchHold = false;
+        const QStringList free = s.benchArguments();
+        QCOMPARE(free.value(free.indexOf("--launch-hold") + 1), QString("off"));
     }
 
     // The baseline choice persists, and settings saved as the old cuDNN switch read as cuDNN.

@@ -120,6 +120,7 @@ private slots:
         s.warmup = int(rng_() % 10);
         s.repeat = 1 + int(rng_() % 100);
         s.resume = rng_() % 2;
+        s.launchHold = rng_() % 2;
         s.filter = "c.tile_m >= " + QString::number(16 << (rng_() % 4));
         s.maxKernels = 1 + int(rng_() % 50);
         s.outputPath = dir_.filePath("persist.csv");

@@ -211,6 +211,15 @@ QWidget* SweepPage::buildForm() {
     launchesLayout->addWidget(repeat_);
     form->addRow(tr("W&arm-up"), launches);
 
+    launchHold_ = new QCheckBox(tr("&Hold each timed run until it is all queued"));
+    launchHold_->setObjectName("launchHold");
+    launchHold_->setChecked(true);
+    launchHold_->setToolTip(tr("--launch-hold: the timed launches wait behind a one-block hold "
+                               "until the host has queued all of them, so kernels and baseline "
+                               "are timed on the GPU alone; unchecked, a library call whose host "
+                               "side is slower than its GPU work is timed with the gaps"));
+    form->addRow(QString(), launchHold_);
+
     resume_ = new QCheckBox(tr("&Resume: keep the cells already in the output"));
     resume_->setObjectName("resume");
     resume_->setToolTip(tr("--resume: cells already in the CSV (same kernel, problem, arch, "
@@ -401,6 +410,7 @@ SweepSettings SweepPage::settings() const {
     s.kernelTimeoutS = timeout_->value();
     s.warmup = warmup_->value();
     s.repeat = repeat_->value();
+    s.launchHold = launchHold_->isChecked();
     s.resume = resume_->isChecked();
     s.baseline = baseline_->currentData().toString();
     s.filter = filter_->text().trimmed();
@@ -424,6 +434,7 @@ void SweepPage::setSettings(const SweepSettings& s) {
     timeout_->setValue(s.kernelTimeoutS);
     warmup_->setValue(s.warmup);
     repeat_->setValue(s.repeat);
+    launchHold_->setChecked(s.launchHold);
     resume_->setChecked(s.resume);
     const int b = baseline_->findData(s.baseline);
     baseline_->setCurrentIndex(b >= 0 ? b : 0);

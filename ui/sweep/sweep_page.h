@@ -105,6 +105,7 @@ private:
     QDoubleSpinBox* timeout_;
     QSpinBox* warmup_;
     QSpinBox* repeat_;
+    QCheckBox* launchHold_;
     QCheckBox* resume_;
     QComboBox* baseline_;
     QLineEdit* filter_;

@@ -15,6 +15,9 @@ QStringList SweepSettings::benchArguments() const {
     args << "--batch-size" << QString::number(batchSize);
     args << "--kernel-timeout" << QString::number(kernelTimeoutS, 'g', 10);
     args << "--warmup" << QString::number(warmup) << "--repeat" << QString::number(repeat);
+    if (!launchHold)
+        args << "--launch-hold"
+             << "off";
     if (resume) args << "--resume";
     if (!baseline.isEmpty() && baseline != QLatin1String("none")) args << "--baseline" << baseline;
     if (!filter.trimmed().isEmpty()) args << "--filter" << filter.trimmed();
@@ -36,6 +39,7 @@ void SweepSettings::save(QSettings& s) const {
     s.setValue("kernel_timeout_s", kernelTimeoutS);
     s.setValue("warmup", warmup);
     s.setValue("repeat", repeat);
+    s.setValue("launch_hold", launchHold);
     s.setValue("resume", resume);
     s.setValue("baseline", baseline);
     s.remove("cudnnBaseline");
@@ -60,6 +64,7 @@ SweepSettings SweepSettings::load(QSettings& s) {
     out.kernelTimeoutS = s.value("kernel_timeout_s", d.kernelTimeoutS).toDouble();
     out.warmup = s.value("warmup", d.warmup).toInt();
     out.repeat = s.value("repeat", d.repeat).toInt();
+    out.launchHold = s.value("launch_hold", d.launchHold).toBool();
     out.resume = s.value("resume", d.resume).toBool();
     // Settings from before the MIOpen choice kept a cuDNN on / off switch.
     const QString legacy =

@@ -19,6 +19,9 @@ struct SweepSettings {
     double kernelTimeoutS = 30.0;
     int warmup = 3;
     int repeat = 10;
+    // --launch-hold: each timed run waits until all of it is queued (the GPU's time alone, for
+    // kernels and baseline alike); off times launches as they come, host gaps included.
+    bool launchHold = true;
     bool resume = false;
     // --baseline: the vendor library timed beside every problem, "none", "cudnn" (NVIDIA) or
     // "miopen" (ROCm).
