@@ -34,6 +34,8 @@
 #   narrow     the narrow-vector exploration pool (bench/configs/forward_narrow_explore.json)
 #              verified, then timed with cuDNN beside configs/forward_bf16_narrow.json on
 #              GCONV_NARROW_SET (default bench/baselines/narrow_probe.json), the per-shape best
+#   dwx        bench/configs/forward_direct_explore.json beside the shipped direct pools with
+#              cuDNN on GCONV_DWX_SET (default bench/baselines/dw_tail_probe.json), per-shape best
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -182,6 +184,22 @@ narrow() {
   python3 bench/shortlist.py winners -o "$1/winners.txt" "$1"/narrow_*.csv
 }
 
+# The depthwise exploration pool (bench/configs/forward_direct_explore.json: 8- to 64-channel
+# tiles) beside the shipped direct pools with cuDNN on GCONV_DWX_SET (default
+# bench/baselines/dw_tail_probe.json: the holdout's depthwise shapes that trail cuDNN), the
+# per-shape best and winners.txt.
+dwx() {
+  local pool set=${GCONV_DWX_SET:-bench/baselines/dw_tail_probe.json}
+  for pool in bench/configs/forward_direct_explore.json configs/forward_direct.json \
+      configs/forward_direct_staged.json configs/forward_direct_tc.json; do
+    $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
+      --batch-size 100 --baseline cudnn --config "$pool" --problems-file "$set" \
+      --output "$1/dw_$(basename "$pool" .json).csv" 2>&1 | tail -1
+  done
+  python3 bench/report.py --best "$1"/dw_*.csv | tee "$1/best.md"
+  python3 bench/shortlist.py winners -o "$1/winners.txt" "$1"/dw_*.csv
+}
+
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
 # default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
 # say (a kernel that won no probe never runs there), then the per-shape best and the winners
@@ -254,6 +272,7 @@ for part in "${parts[@]}"; do
       OUT="$out/$part" GCONV_VARIANT=${part#wgmma_} timeout "$(limit $part 200)" scripts/device/verify_wgmma.sh ;;
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
+    dwx) export -f dwx; export bench; timeout "$(limit $part 200)" bash -c "dwx '$out/$part'" ;;
     narrow) export -f narrow; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
     wgmma_all) export -f wgmma_all; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
