@@ -165,23 +165,35 @@ fsplit() {
   python3 bench/report.py --best "$1"/dense_*.csv | tee "$1/best.md"
 }
 
+# pools_with_cudnn DIR PREFIX SET [gconv-bench args...] -- CONFIG...: each forward pool timed with
+# cuDNN on the problem file SET into DIR/PREFIX_<config>.csv, then the per-shape best (DIR/best.md)
+# and the winners for the holdout's seed (DIR/winners.txt, bench/shortlist.py winners).
+pools_with_cudnn() {
+  local dir=$1 prefix=$2 set=$3 pool args=()
+  shift 3
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
+  shift
+  for pool in "$@"; do
+    $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
+      --batch-size 100 --baseline cudnn "${args[@]}" --config "$pool" --problems-file "$set" \
+      --output "$dir/${prefix}_$(basename "$pool" .json).csv" 2>&1 | tail -1
+  done
+  python3 bench/report.py --best "$dir/$prefix"_*.csv | tee "$dir/best.md"
+  python3 bench/shortlist.py winners -o "$dir/winners.txt" "$dir/$prefix"_*.csv
+}
+
 # The narrow-vector exploration pool (bench/configs/forward_narrow_explore.json, A and B vectors
 # equal) verified on the forward test_validation sets, then timed with cuDNN beside the shipped
 # narrow pool on GCONV_NARROW_SET (default bench/baselines/narrow_probe.json: the holdout's shapes
 # whose C/G or K/G refuses or wastes 8-element vectors), the per-shape best and winners.txt.
 narrow() {
-  local pool set=${GCONV_NARROW_SET:-bench/baselines/narrow_probe.json} same="c.vector_size_a == c.vector_size_b"
+  local set=${GCONV_NARROW_SET:-bench/baselines/narrow_probe.json} same="c.vector_size_a == c.vector_size_b"
   $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
     --config bench/configs/forward_narrow_explore.json --filter "$same" \
     --problems forward_2d_test_validation,forward_3d_test_validation --output "$1/verify_narrow.csv" 2>&1 | tail -1
   python3 bench/report.py "$1/verify_narrow.csv" | tail -3
-  for pool in bench/configs/forward_narrow_explore.json configs/forward_bf16_narrow.json; do
-    $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
-      --batch-size 100 --baseline cudnn --config "$pool" --filter "$same" --problems-file "$set" \
-      --output "$1/narrow_$(basename "$pool" .json).csv" 2>&1 | tail -1
-  done
-  python3 bench/report.py --best "$1"/narrow_*.csv | tee "$1/best.md"
-  python3 bench/shortlist.py winners -o "$1/winners.txt" "$1"/narrow_*.csv
+  pools_with_cudnn "$1" narrow "$set" --filter "$same" -- bench/configs/forward_narrow_explore.json \
+    configs/forward_bf16_narrow.json
 }
 
 # The depthwise exploration pool (bench/configs/forward_direct_explore.json: 8- to 64-channel
@@ -189,15 +201,9 @@ narrow() {
 # bench/baselines/dw_tail_probe.json: the holdout's depthwise shapes that trail cuDNN), the
 # per-shape best and winners.txt.
 dwx() {
-  local pool set=${GCONV_DWX_SET:-bench/baselines/dw_tail_probe.json}
-  for pool in bench/configs/forward_direct_explore.json configs/forward_direct.json \
-      configs/forward_direct_staged.json configs/forward_direct_tc.json; do
-    $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
-      --batch-size 100 --baseline cudnn --config "$pool" --problems-file "$set" \
-      --output "$1/dw_$(basename "$pool" .json).csv" 2>&1 | tail -1
-  done
-  python3 bench/report.py --best "$1"/dw_*.csv | tee "$1/best.md"
-  python3 bench/shortlist.py winners -o "$1/winners.txt" "$1"/dw_*.csv
+  pools_with_cudnn "$1" dw "${GCONV_DWX_SET:-bench/baselines/dw_tail_probe.json}" -- \
+    bench/configs/forward_direct_explore.json configs/forward_direct.json \
+    configs/forward_direct_staged.json configs/forward_direct_tc.json
 }
 
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
@@ -205,15 +211,12 @@ dwx() {
 # say (a kernel that won no probe never runs there), then the per-shape best and the winners
 # file for the holdout's seed (bench/shortlist.py winners).
 wgmma_all() {
-  local pool set=${GCONV_WGMMA_ALL_SET:-bench/baselines/compute_tail_probe.json}
+  local pool pools=()
   for pool in forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma \
       forward_bf16_pingpong_wgmma forward_bf16_k32_wgmma forward_bf16_3d_splitk_wgmma; do
-    $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
-      --batch-size 100 --baseline cudnn --config "configs/$pool.json" --problems-file "$set" \
-      --output "$1/all_$pool.csv" 2>&1 | tail -1
+    pools+=("configs/$pool.json")
   done
-  python3 bench/report.py --best "$1"/all_*.csv | tee "$1/best.md"
-  python3 bench/shortlist.py winners -o "$1/winners.txt" "$1"/all_*.csv
+  pools_with_cudnn "$1" all "${GCONV_WGMMA_ALL_SET:-bench/baselines/compute_tail_probe.json}" -- "${pools[@]}"
 }
 
 # The timing of launches with a slow host side, both ways in one call: the kernels that won a
@@ -272,9 +275,9 @@ for part in "${parts[@]}"; do
       OUT="$out/$part" GCONV_VARIANT=${part#wgmma_} timeout "$(limit $part 200)" scripts/device/verify_wgmma.sh ;;
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
-    dwx) export -f dwx; export bench; timeout "$(limit $part 200)" bash -c "dwx '$out/$part'" ;;
-    narrow) export -f narrow; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
-    wgmma_all) export -f wgmma_all; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
+    dwx) export -f dwx pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "dwx '$out/$part'" ;;
+    narrow) export -f narrow pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
+    wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     mma_verify)
