@@ -1,8 +1,8 @@
 #include "codegen/launch_plan.h"
 
-#include "codegen/depth_fold.h"
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
+#include "codegen/fold_to_2d.h"
 #include "codegen/forward_view.h"
 #include "codegen/launch_plan_detail.h"
 #include "codegen/wgmma_tma.h"

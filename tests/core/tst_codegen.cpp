@@ -1,7 +1,7 @@
 // Kernel code generation and launch planning (forward and backward launch sequences): deterministic
 // sources that differ per config, grids that cover M, N and G exactly, the shared-memory formula,
-// make_params, one is_supported reason per rule, and 2D kernels on 3D problems of batch depth.
-#include "codegen/depth_fold.h"
+// make_params, one is_supported reason per rule, and 2D kernels on the 3D problems that are 2D.
+#include "codegen/fold_to_2d.h"
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
 #include "codegen/launch_sequence.h"

@@ -83,7 +83,7 @@ private slots:
             {"bench/configs/forward_2d_direct_mma_ksplit_explore.json", "forward_2d"},
             {"bench/configs/forward_3d_direct_mma_ksplit_explore.json", "forward_3d"},
             {"bench/configs/forward_splitk_explore.json", "forward_2d"},
-            // 2D kernels on the 3D problems whose depth is a batch (codegen/depth_fold.h).
+            // 2D kernels on the 3D problems that are 2D problems (codegen/fold_to_2d.h).
             {"configs/forward_bf16.json", "forward_3d"},
             {"configs/bwd_data.json", "bwd_data_3d"},
             {"configs/bwd_weight.json", "bwd_weight_3d"},
@@ -111,7 +111,7 @@ private slots:
             QTest::newRow((std::string(pool[0]) + " on " + pool[1]).c_str())
                 << QString(pool[0]) << QString("problems/%1_test_validation.json").arg(pool[1])
                 << 8;
-        // The 2D-only direct pools on 3D problems that are 2D problems (codegen/depth_fold.h),
+        // The 2D-only direct pools on 3D problems that are 2D problems (codegen/fold_to_2d.h),
         // which the test_validation sets hold none of for them.
         for (const char* pool :
              {"configs/forward_direct_staged.json", "configs/forward_direct_tc.json",

@@ -1,4 +1,4 @@
-#include "codegen/depth_fold.h"
+#include "codegen/fold_to_2d.h"
 
 #include <cassert>
 
