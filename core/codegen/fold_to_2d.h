@@ -22,7 +22,7 @@ bool has_pointwise_plane(const Problem& problem);
 Problem fold_plane(const Problem& problem);
 // The problem a kernel computes: for a 2D kernel and a 3D problem, fold_depth where the depth is
 // a batch, else fold_plane where the plane is pointwise; else the problem as given. Every
-// planning entry (is_supported, plan_sequence, note_entries) starts from it.
+// planning entry (is_supported, plan_sequence, main_entry_name, note_entries) starts from it.
 Problem kernel_problem(const KernelConfig& config, const Problem& problem);
 
 } // namespace gconv

@@ -130,7 +130,8 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
     return seq;
 }
 
-std::string main_entry_name(const KernelConfig& c, const Problem& p) {
+std::string main_entry_name(const KernelConfig& c, const Problem& given) {
+    const Problem p = kernel_problem(c, given);
     if (is_direct(c)) return direct_entry_name(c, p);
     if (direct_mma_runs_phases(c, p)) return std::string(direct_mma_phases_entry_name());
     return std::string(kernel_entry_name());

@@ -391,6 +391,22 @@ private slots:
             QCOMPARE(seq.steps.size(), std::size_t{1});
             QCOMPARE(seq.steps[0].kernel.entry, std::string(direct_mma_phases_entry_name()));
             QCOMPARE(main_entry_name(bwd, p), seq.steps[0].kernel.entry);
+            if (f == 3) {
+                // A k x 1 x 1 filter strided along depth is this 2D problem's phases along H
+                // (codegen/fold_to_2d.h): the entry named is the phases entry too.
+                Problem t = p;
+                t.X = 1, t.stride_w = 1, t.pad_w = 0;
+                Problem temporal = t;
+                temporal.ndim_spatial = 3, temporal.Di = t.Hi, temporal.Hi = 7, temporal.Wi = 8;
+                temporal.Z = t.Y, temporal.stride_d = 2, temporal.pad_d = t.pad_h;
+                temporal.Y = 1, temporal.stride_h = 1, temporal.pad_h = 0;
+                QVERIFY2(is_supported(bwd, temporal).ok,
+                         is_supported(bwd, temporal).reason.c_str());
+                QCOMPARE(main_entry_name(bwd, temporal),
+                         std::string(direct_mma_phases_entry_name()));
+                QCOMPARE(plan_sequence(bwd, temporal).steps[0].kernel.entry,
+                         main_entry_name(bwd, temporal));
+            }
             QVERIFY(seq.steps[0].kernel.dout_as_input && seq.steps[0].kernel.stored_filter);
             QCOMPARE(int64_t{seq.params.C}, p.C);
             QCOMPARE(int64_t{seq.params.stride_h}, int64_t{2});

@@ -159,11 +159,22 @@ private slots:
         strided.stride_h = strided.stride_w = 2;
         note_entries(k, strided, e);
         QVERIFY(generate_kernel_source(k, e).find("kCpgMask = 1;") != std::string::npos);
-        // The entry noted is the one the launch sequence names.
+        // The entry noted is the one the launch sequence names, for 3D problems that are 2D
+        // problems too (codegen/fold_to_2d.h): a batch depth keeps the 3 x 3 entry, a 3 x 1 x 1
+        // filter folds to a 3 x 1 one, which the generic entry runs.
         for (int f : {1, 3, 5, 7, 9}) {
             const Problem p = depthwise(64, 14, f);
             QCOMPARE(main_entry_name(k, p), plan_sequence(k, p).steps.back().kernel.entry);
         }
+        Problem deep = depthwise(64, 14, 3);
+        deep.ndim_spatial = 3, deep.Di = 4;
+        QCOMPARE(main_entry_name(k, deep), main_entry_name(k, depthwise(64, 14, 3)));
+        QCOMPARE(main_entry_name(k, deep), plan_sequence(k, deep).steps.back().kernel.entry);
+        Problem temporal = depthwise(64, 14, 1);
+        temporal.ndim_spatial = 3, temporal.Di = 6, temporal.Z = 3, temporal.pad_d = 1;
+        QCOMPARE(main_entry_name(k, temporal), std::string(kernel_entry_name()));
+        QCOMPARE(main_entry_name(k, temporal),
+                 plan_sequence(k, temporal).steps.back().kernel.entry);
     }
 
     // bwd_weight's generic entry holds the (C/G, row taps) pairs its problems reduce (bit
