@@ -35,11 +35,4 @@ Problem fold_plane(const Problem& p) {
     return f;
 }
 
-Problem kernel_problem(const KernelConfig& c, const Problem& p) {
-    if (c.ndim_spatial != 2) return p;
-    if (has_batch_depth(p)) return fold_depth(p);
-    if (has_pointwise_plane(p)) return fold_plane(p);
-    return p;
-}
-
 } // namespace gconv

@@ -1,13 +1,13 @@
 #pragma once
 // 3D problems that are 2D problems, byte for byte, so that every 2D pool (more tiles, and the
-// pipelines that exist only in 2D) competes on them; the result row keeps the problem as given.
+// pipelines that exist only in 2D) competes on them (kernel_problem.h); the result row keeps
+// the problem as given.
 // - A filter that does not mix depth (Z = 1, stride_d = 1, pad_d = 0): the depth is a batch. The
 //   NDHWGC input and output are (N*D)HWGC, the G K/G 1 Y X C/G filter is G K/G Y X C/G: the 2D
 //   problem of N x Di images (pointwise and 1 x k x k layers).
 // - A filter that does not mix the plane (Y = X = 1, stride and pad 1 and 0 along H and W): each
 //   image is Di rows of Hi x Wi pixels, the filter Z x 1: the 2D problem of Di x (Hi * Wi) images
 //   with the depth's filter, stride, pad and dilation along H (the k x 1 x 1 temporal layers).
-#include "config/kernel_config.h"
 #include "problem/problem.h"
 
 namespace gconv {
@@ -20,9 +20,5 @@ Problem fold_depth(const Problem& problem);
 bool has_pointwise_plane(const Problem& problem);
 // The 2D problem of Di x (Hi * Wi) images; `problem` must have a pointwise plane.
 Problem fold_plane(const Problem& problem);
-// The problem a kernel computes: for a 2D kernel and a 3D problem, fold_depth where the depth is
-// a batch, else fold_plane where the plane is pointwise; else the problem as given. Every
-// planning entry (is_supported, plan_sequence, main_entry_name, note_entries) starts from it.
-Problem kernel_problem(const KernelConfig& config, const Problem& problem);
 
 } // namespace gconv

@@ -1,5 +1,6 @@
 #include "codegen/kernel_source.h"
 
+#include "codegen/channel_pad.h"
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/forward_view.h"
@@ -108,8 +109,9 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
       << c.warp_tile_n << 'x' << c.warp_tile_k << ' ' << to_string(c.pipeline) << ' '
       << to_string(c.scheduler) << ' ' << to_string(c.epilogue) << " vec " << c.vector_size_a << '/'
       << c.vector_size_b << '/' << c.vector_size_c << " gm " << c.num_groups_to_merge
-      << (c.double_smem_buffer ? " dsb" : "") << (c.split_image ? " si" : "") << " pad " << c.pad_m
-      << c.pad_n << c.pad_k << " bpc " << c.block_per_cu << "\n";
+      << (c.double_smem_buffer ? " dsb" : "") << (c.split_image ? " si" : "")
+      << (c.channel_pad ? " cpad" : "") << " pad " << c.pad_m << c.pad_n << c.pad_k << " bpc "
+      << c.block_per_cu << "\n";
     const char* header = c.variant == Variant::Forward   ? "gconv_fwd.h"
                          : c.variant == Variant::BwdData ? "gconv_bwd_data.h"
                                                          : "gconv_bwd_weight.h";
@@ -152,6 +154,11 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
     s << "};\n\n";
     write_entry_points(s, c, block_warps(c),
                        {"gconv::fwd::run", "gconv::bwd_data::run", "gconv::bwd_weight::run"});
+    if (c.channel_pad)
+        s << "\n#include \"gconv_pad.h\"\nextern \"C\" __global__ void "
+          << pad_channels_entry_name()
+          << "(gconv::ConvParams p, void* workspace) {\n    gconv::pad_channels<"
+          << device_type(c.dtype) << ">(p, workspace);\n}\n";
     return s.str();
 }
 

@@ -1,9 +1,10 @@
 #include "codegen/launch_plan.h"
 
+#include "codegen/channel_pad.h"
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
-#include "codegen/fold_to_2d.h"
 #include "codegen/forward_view.h"
+#include "codegen/kernel_problem.h"
 #include "codegen/launch_plan_detail.h"
 #include "codegen/wgmma_tma.h"
 
@@ -184,6 +185,7 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
 
 SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_size,
                           int64_t max_piece_elements, std::size_t shared_optin) {
+    if (std::string why = channel_pad_refusal(c, given); !why.empty()) return {false, why};
     const Problem p = kernel_problem(c, given);
     if (runs_forward_view(c)) {
         // Refuse in the problem's own terms first; the rest is the forward kernel's check.
@@ -455,6 +457,7 @@ ConvParams make_params(const Problem& p, const void* in, const void* wei, void* 
     q.dilation_w = i32(p.dilation_w);
     q.Do = i32(p.Do()), q.Ho = i32(p.Ho()), q.Wo = i32(p.Wo());
     q.c_per_group = i32(p.c_per_group()), q.k_per_group = i32(p.k_per_group());
+    q.stored_c_per_group = q.c_per_group;
     q.images_per_piece = q.N;
     q.m_tiles_per_piece = 1;
     q.in_piece_stride = 0;

@@ -1,9 +1,10 @@
 #include "codegen/launch_sequence.h"
 
+#include "codegen/channel_pad.h"
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
-#include "codegen/fold_to_2d.h"
 #include "codegen/forward_view.h"
+#include "codegen/kernel_problem.h"
 #include "codegen/kernel_source.h"
 
 #include <algorithm>
@@ -53,7 +54,8 @@ unsigned grid_stride_blocks(int64_t elements, unsigned threads, unsigned cap) {
 LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int warp_size,
                              std::size_t shared_optin) {
     const Problem p = kernel_problem(c, given);
-    const SupportCheck support = is_supported(c, p, warp_size, k_max_piece_elements, shared_optin);
+    const SupportCheck support =
+        is_supported(c, given, warp_size, k_max_piece_elements, shared_optin);
     if (!support.ok)
         throw std::invalid_argument("unsupported (config, problem): " + support.reason);
     LaunchSequence seq;
@@ -105,6 +107,18 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
             grid_stride_blocks(elems, k_rotate_filter_threads, k_rotate_filter_max_blocks), 1, 1,
             k_rotate_filter_threads, 0, true));
     }
+    // The channel-padded copy of input and filter, which the main step reads in the workspace.
+    if (c.channel_pad) {
+        seq.params.stored_c_per_group = static_cast<int>(given.c_per_group());
+        const int64_t elements = padded_copy_elements(p);
+        const std::size_t bytes = element_bytes(c.dtype);
+        seq.workspace_bytes = static_cast<std::size_t>(elements) * bytes;
+        seq.padded_weight_offset = static_cast<std::size_t>(padded_input_span(p)) * bytes;
+        seq.steps.push_back(
+            kernel_step(pad_channels_entry_name(),
+                        grid_stride_blocks(elements, k_pad_threads, k_pad_max_blocks), 1, 1,
+                        k_pad_threads, 0, true));
+    }
     // Direct forward modules hold entries specialised by filter size; the problem picks one.
     const std::string entry = main_entry_name(c, p);
     const bool split_forward = c.variant == Variant::Forward && c.split_k > 1;
@@ -112,6 +126,7 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
                                     plan.block_threads, plan.shared_bytes,
                                     (backward && !view) || split_forward));
     seq.steps.back().kernel.dout_as_input = view;
+    seq.steps.back().kernel.padded_operands = c.channel_pad;
     seq.steps.back().kernel.stored_filter = stored_filter;
     if (uses_wgmma(c)) {
         seq.steps.back().kernel.wgmma_maps = true;
@@ -158,6 +173,10 @@ ConvParams step_params(const LaunchSequence& sequence, const KernelStep& step,
         params.in = tensors.out;
         params.wei = step.stored_filter ? tensors.wei : tensors.workspace;
         params.out = const_cast<void*>(tensors.in);
+    } else if (step.padded_operands) {
+        params.in = tensors.workspace;
+        params.wei = static_cast<const char*>(tensors.workspace) + sequence.padded_weight_offset;
+        params.out = tensors.out;
     } else {
         params.in = tensors.in;
         params.wei = tensors.wei;

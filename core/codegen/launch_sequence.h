@@ -47,6 +47,9 @@ struct KernelStep {
     // With dout_as_input: the step reads the stored filter in the weight slot (it rotates it
     // itself, gconv_direct_mma.h) instead of the workspace.
     bool stored_filter = false;
+    // The GEMM of a channel_pad kernel (channel_pad.h): it reads the padded input at the
+    // workspace's start and the padded filter at LaunchSequence::padded_weight_offset.
+    bool padded_operands = false;
 };
 
 struct LaunchStep {
@@ -57,7 +60,8 @@ struct LaunchStep {
 
 struct LaunchSequence {
     std::vector<LaunchStep> steps;
-    std::size_t workspace_bytes = 0; // workspace the steps use (0: none)
+    std::size_t workspace_bytes = 0;      // workspace the steps use (0: none)
+    std::size_t padded_weight_offset = 0; // bytes: where a channel-padded copy's filter starts
     // The kernel argument with null tensor pointers: the executor fills in, out, wei.
     ConvParams params{};
     // Tensor-map geometry of a wgmma kernel (wgmma_tma.h); !enabled for every other kernel.

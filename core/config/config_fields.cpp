@@ -109,6 +109,9 @@ std::vector<ConfigField> make_fields() {
     f.push_back(bool_field("runtime_filter",
                            "tensor-core direct entries read the filter size at run time (kx)",
                            &KernelConfig::runtime_filter));
+    f.push_back(bool_field("channel_pad",
+                           "forward GEMM on a channel-padded copy of input and filter (cpad)",
+                           &KernelConfig::channel_pad));
     f.push_back(bool_field("pad_m", "tail handling along M", &KernelConfig::pad_m));
     f.push_back(bool_field("pad_n", "tail handling along N", &KernelConfig::pad_n));
     f.push_back(bool_field("pad_k", "tail handling along K", &KernelConfig::pad_k));

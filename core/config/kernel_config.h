@@ -48,6 +48,10 @@ struct KernelConfig {
     // The tensor-core direct K x K entries of forward and bwd_data read the filter size at run
     // time (one entry per stride, the filter rows a loop) instead of one entry per size.
     bool runtime_filter = false;
+    // Forward GEMM pipelines on mma.sync: a first kernel copies the input and the filter with
+    // C/G padded with zeros to a multiple of vector_size_a into the workspace, and the GEMM runs
+    // the padded problem with full-width loads (C/G 3 or 45: codegen/channel_pad.h).
+    bool channel_pad = false;
     // Tail handling per GEMM dim: a kernel without it supports only problems whose
     // dimension divides the tile (is_supported says so).
     bool pad_m = true;

@@ -106,6 +106,7 @@ std::string kernel_name(const KernelConfig& c) {
     if (c.double_smem_buffer) n += "_dsb";
     if (c.split_image) n += "_si";
     if (c.runtime_filter) n += "_kx";
+    if (c.channel_pad) n += "_cpad";
     if (c.split_k_mode == SplitKMode::TwoStage) n += "_2stage";
     return n;
 }
@@ -185,6 +186,8 @@ KernelConfig parse_kernel_name(std::string_view name) {
             c.split_image = true;
         } else if (t == "kx") {
             c.runtime_filter = true;
+        } else if (t == "cpad") {
+            c.channel_pad = true;
         } else if (t == "2stage") {
             c.split_k_mode = SplitKMode::TwoStage;
         } else if (starts(t, "l") && t.size() > 1) {

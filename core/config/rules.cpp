@@ -65,6 +65,7 @@ public:
             blocks_per_cu();
             direct();
             runtime_filter();
+            channel_pad();
             return std::move(reasons_);
         }
         if (c_.pipeline == Pipeline::DirectMma) {
@@ -80,6 +81,7 @@ public:
             blocks_per_cu();
             direct_mma();
             runtime_filter();
+            channel_pad();
             return std::move(reasons_);
         }
         spatial_dims();
@@ -102,6 +104,7 @@ public:
         epilogue();
         wgmma();
         runtime_filter();
+        channel_pad();
         return std::move(reasons_);
     }
 
@@ -569,6 +572,24 @@ private:
                                       "filter size at run time (leave runtime_filter false)");
     }
 
+    // The channel-padded copy exists for the forward GEMM on mma.sync (its main step reads the
+    // workspace through ConvParams; wgmma's tensor maps, the direct kernels' own tiles and
+    // split-K's workspace are not set up for it).
+    void channel_pad() {
+        if (!c_.channel_pad) return;
+        if (c_.variant != Variant::Forward)
+            cull(Rule::ChannelPad, "true: only forward kernels copy a channel-padded input");
+        else if (c_.pipeline == Pipeline::Direct || c_.pipeline == Pipeline::DirectMma)
+            cull(Rule::ChannelPad, "true: the direct pipelines read C/G in their own units; only "
+                                   "the GEMM pipelines run on a channel-padded copy");
+        else if (uses_wgmma(c_))
+            cull(Rule::ChannelPad, "true: the wgmma pipeline's tensor maps read the tensors as "
+                                   "stored; only mma.sync GEMMs run on a channel-padded copy");
+        else if (c_.split_k != 1)
+            cull(Rule::ChannelPad, "true: split-K's workspace holds its sums; a channel-padded "
+                                   "copy takes split_k 1");
+    }
+
     // The tensor-core K x K entries of the direct pipeline (warp tile 16x8x16,
     // kernels/gconv_direct_tc.h): their own tile meaning (rows of m16 blocks x columns x channels).
     void direct_tc() {
@@ -721,6 +742,8 @@ std::string_view rule_id(Rule rule) {
         return "direct_mma_pipeline";
     case Rule::RuntimeFilter:
         return "runtime_filter";
+    case Rule::ChannelPad:
+        return "channel_pad";
     }
     return "?";
 }

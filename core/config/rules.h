@@ -34,6 +34,7 @@ enum class Rule {
     Wgmma,
     DirectMma,
     RuntimeFilter,
+    ChannelPad,
 };
 std::string_view rule_id(Rule rule);
 

@@ -28,6 +28,10 @@ struct ConvParams {
     int m_tiles_per_piece;
     long long in_piece_stride;
     long long out_piece_stride;
+
+    // C/G of the input and filter as stored: c_per_group, except where the launch sequence
+    // first copies them channel-padded (gconv_pad.h) and the kernels run the padded problem.
+    int stored_c_per_group;
 };
 
 // The second argument of a wgmma kernel (compv5 on sm_90a), passed as a __grid_constant__:

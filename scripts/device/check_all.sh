@@ -32,7 +32,8 @@
 #              bench/baselines/compute_tail_probe.json: the compute-bound dense shapes that
 #              trail cuDNN), then the per-shape best
 #   narrow     the narrow-vector exploration pool (bench/configs/forward_narrow_explore.json)
-#              verified, then timed with cuDNN beside configs/forward_bf16_narrow.json on
+#              verified, then timed with it and the channel-padded copies
+#              (bench/configs/forward_cpad_explore.json) with cuDNN beside configs/forward_bf16_narrow.json on
 #              GCONV_NARROW_SET (default bench/baselines/narrow_probe.json), the per-shape best
 #   dwx        bench/configs/forward_direct_explore.json beside the shipped direct pools with
 #              cuDNN on GCONV_DWX_SET (default bench/baselines/dw_tail_probe.json), per-shape best
@@ -188,12 +189,15 @@ pools_with_cudnn() {
 # whose C/G or K/G refuses or wastes 8-element vectors), the per-shape best and winners.txt.
 narrow() {
   local set=${GCONV_NARROW_SET:-bench/baselines/narrow_probe.json} same="c.vector_size_a == c.vector_size_b"
-  $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
-    --config bench/configs/forward_narrow_explore.json --filter "$same" \
-    --problems forward_2d_test_validation,forward_3d_test_validation --output "$1/verify_narrow.csv" 2>&1 | tail -1
-  python3 bench/report.py "$1/verify_narrow.csv" | tail -3
+  local pool
+  for pool in forward_narrow_explore forward_cpad_explore; do
+    $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
+      --config bench/configs/$pool.json --filter "$same" \
+      --problems forward_2d_test_validation,forward_3d_test_validation --output "$1/verify_$pool.csv" 2>&1 | tail -1
+  done
+  python3 bench/report.py "$1"/verify_*.csv | tail -5
   pools_with_cudnn "$1" narrow "$set" --filter "$same" -- bench/configs/forward_narrow_explore.json \
-    configs/forward_bf16_narrow.json
+    bench/configs/forward_cpad_explore.json configs/forward_bf16_narrow.json
 }
 
 # The depthwise exploration pool (bench/configs/forward_direct_explore.json: 8- to 64-channel

@@ -1,7 +1,9 @@
 // Kernel code generation and launch planning (forward and backward launch sequences): deterministic
 // sources that differ per config, grids that cover M, N and G exactly, the shared-memory formula,
 // make_params, one is_supported reason per rule, and 2D kernels on the 3D problems that are 2D.
+#include "codegen/channel_pad.h"
 #include "codegen/fold_to_2d.h"
+#include "codegen/kernel_problem.h"
 #include "codegen/kernel_source.h"
 #include "codegen/launch_plan.h"
 #include "codegen/launch_sequence.h"
@@ -397,6 +399,49 @@ private slots:
         expect_reason(base(), q, "ndim_spatial");
         q = p, q.pad_h = 1;
         expect_reason(base(), q, "ndim_spatial");
+    }
+
+    // channel_pad: the copy into the workspace, then the GEMM on the padded problem reading it.
+    void channel_pad_copies_then_runs_the_padded_problem() {
+        KernelConfig c = base();
+        c.channel_pad = true;
+        Problem p = base_problem();
+        p.C = 2 * 3, p.K = 2 * 32; // C/G 3: padded to the 8-element vector
+        const SupportCheck s = is_supported(c, p);
+        QVERIFY2(s.ok, s.reason.c_str());
+        const Problem padded = kernel_problem(c, p);
+        QCOMPARE(padded.C, int64_t{2 * 8});
+        QVERIFY(!is_supported(base(), p).ok); // the plain kernel refuses C/G 3
+        const LaunchSequence seq = plan_sequence(c, p);
+        QCOMPARE(seq.steps.size(), std::size_t{2});
+        const KernelStep& copy = seq.steps[0].kernel;
+        const KernelStep& gemm = seq.steps[1].kernel;
+        QCOMPARE(copy.entry, std::string(pad_channels_entry_name()));
+        QVERIFY(copy.workspace_arg && !copy.padded_operands);
+        QCOMPARE(gemm.entry, std::string(kernel_entry_name()));
+        QVERIFY(gemm.padded_operands);
+        QCOMPARE(seq.params.c_per_group, 8);
+        QCOMPARE(seq.params.stored_c_per_group, 3);
+        const int64_t span = (padded.input_elements() + 7) / 8 * 8;
+        QCOMPARE(seq.padded_weight_offset, std::size_t(span * 2));
+        QCOMPARE(seq.workspace_bytes, std::size_t((span + padded.weight_elements()) * 2));
+        QCOMPARE(gemm.grid_x, plan_launch(base(), padded).grid_x);
+        // The copy's step reads the tensors as stored, the GEMM's the workspace.
+        int in = 0, wei = 0, out = 0;
+        char work[64];
+        const StepTensors t{&in, &wei, &out, work};
+        QCOMPARE(step_params(seq, copy, t).in, static_cast<const void*>(&in));
+        QCOMPARE(step_params(seq, gemm, t).in, static_cast<const void*>(work));
+        QCOMPARE(step_params(seq, gemm, t).wei,
+                 static_cast<const void*>(work + seq.padded_weight_offset));
+        QCOMPARE(step_params(seq, gemm, t).out, static_cast<void*>(&out));
+        // A C/G the vector divides needs no copy: refused by name.
+        expect_reason(c, base_problem(), "channel_pad");
+        // The source holds the copy's entry only for channel_pad kernels.
+        QVERIFY(generate_kernel_source(c).find(std::string(pad_channels_entry_name())) !=
+                std::string::npos);
+        QVERIFY(generate_kernel_source(base()).find(std::string(pad_channels_entry_name())) ==
+                std::string::npos);
     }
 
     void forward_sequence_is_one_launch() {

@@ -58,9 +58,10 @@ private slots:
         const auto kernels = doc["kernels"].toArray();
         QCOMPARE(kernels.size(), n);
         const auto first = kernels[0].toObject();
-        for (const char* key : {"name", "tile_m", "wave_m", "warp_tile_k", "pipeline", "scheduler",
-                                "double_smem_buffer", "split_image", "runtime_filter",
-                                "num_groups_to_merge", "vector_size_a", "split_k", "epilogue"})
+        for (const char* key :
+             {"name", "tile_m", "wave_m", "warp_tile_k", "pipeline", "scheduler",
+              "double_smem_buffer", "split_image", "runtime_filter", "channel_pad",
+              "num_groups_to_merge", "vector_size_a", "split_k", "epilogue"})
             QVERIFY2(first.contains(key), key);
         QCOMPARE(first["name"].toString(), lines[0].section(' ', 1));
     }

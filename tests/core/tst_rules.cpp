@@ -286,6 +286,22 @@ private slots:
         expect_only(c, "sm_90", Rule::SplitK, "zeroing pass");
     }
 
+    // The channel-padded copy: forward GEMMs on mma.sync with split_k 1 only.
+    void channel_pad() {
+        auto c = legal_base();
+        c.channel_pad = true;
+        QVERIFY(check_legality(c, specs().get("sm_90"), specs()).empty());
+        c.variant = Variant::BwdData;
+        expect_only(c, "sm_90", Rule::ChannelPad, "only forward");
+        c.variant = Variant::Forward;
+        c.split_k = 4;
+        c.split_k_mode = SplitKMode::Atomic;
+        expect_only(c, "sm_90", Rule::ChannelPad, "split_k 1");
+        KernelConfig w = wgmma_base();
+        w.channel_pad = true;
+        expect_only(w, "sm_90a", Rule::ChannelPad, "tensor maps");
+    }
+
     void epilogue() {
         auto c = legal_base();
         c.epilogue = Epilogue::Direct;
@@ -342,7 +358,7 @@ private slots:
     }
 
     void every_rule_has_an_id() {
-        for (int r = 0; r <= int(Rule::RuntimeFilter); ++r) QVERIFY(rule_id(Rule(r)) != "?");
+        for (int r = 0; r <= int(Rule::ChannelPad); ++r) QVERIFY(rule_id(Rule(r)) != "?");
     }
 
     void wgmma_pipeline_on_sm90a_only() {

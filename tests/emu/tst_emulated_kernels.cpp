@@ -83,6 +83,8 @@ private slots:
             {"bench/configs/forward_2d_direct_mma_ksplit_explore.json", "forward_2d"},
             {"bench/configs/forward_3d_direct_mma_ksplit_explore.json", "forward_3d"},
             {"bench/configs/forward_splitk_explore.json", "forward_2d"},
+            {"bench/configs/forward_cpad_explore.json", "forward_2d"},
+            {"bench/configs/forward_cpad_explore.json", "forward_3d"},
             // 2D kernels on the 3D problems that are 2D problems (codegen/fold_to_2d.h).
             {"configs/forward_bf16.json", "forward_3d"},
             {"configs/bwd_data.json", "bwd_data_3d"},

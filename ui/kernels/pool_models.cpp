@@ -139,6 +139,10 @@ void PoolTableModel::addConfigColumns(std::function<const KernelConfig&(int)> co
         [](const KernelConfig& c) { return yesNo(c.runtime_filter); },
         [](const KernelConfig& c) { return int(c.runtime_filter); }, false);
     add(
+        tr("cpad"), tr("channel_pad: the GEMM on a channel-padded copy"),
+        [](const KernelConfig& c) { return yesNo(c.channel_pad); },
+        [](const KernelConfig& c) { return int(c.channel_pad); }, false);
+    add(
         tr("wg"), tr("num_wave_groups"), [](const KernelConfig& c) { return c.num_wave_groups; },
         none, true);
     add(

@@ -172,6 +172,7 @@ TraitForm::TraitForm(QWidget* parent) : QWidget(parent) {
     addEditor(form, new CheckableValueList({"split_image"}, boolChoices()), "split_image (si)");
     addEditor(form, new CheckableValueList({"runtime_filter"}, boolChoices()),
               "runtime_filter (kx)");
+    addEditor(form, new CheckableValueList({"channel_pad"}, boolChoices()), "channel_pad (cpad)");
 
     section(outer, tr("Tail handling"), &form);
     for (const char* key : {"pad_m", "pad_n", "pad_k"})

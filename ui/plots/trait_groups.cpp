@@ -29,8 +29,8 @@ const std::vector<KernelTrait>& kernel_traits() {
     static const std::vector<KernelTrait> all{
         KernelTrait::Pipeline,      KernelTrait::Scheduler,        KernelTrait::Tile,
         KernelTrait::Epilogue,      KernelTrait::DoubleSmemBuffer, KernelTrait::SplitImage,
-        KernelTrait::RuntimeFilter, KernelTrait::GroupsToMerge,    KernelTrait::VectorWidths,
-        KernelTrait::WarpTile,      KernelTrait::WaveLayout};
+        KernelTrait::RuntimeFilter, KernelTrait::ChannelPad,       KernelTrait::GroupsToMerge,
+        KernelTrait::VectorWidths,  KernelTrait::WarpTile,         KernelTrait::WaveLayout};
     return all;
 }
 
@@ -50,6 +50,8 @@ std::string_view to_string(KernelTrait trait) {
         return "si";
     case KernelTrait::RuntimeFilter:
         return "kx";
+    case KernelTrait::ChannelPad:
+        return "cpad";
     case KernelTrait::GroupsToMerge:
         return "gm";
     case KernelTrait::VectorWidths:
@@ -78,6 +80,8 @@ std::string trait_value(const KernelConfig& c, KernelTrait trait) {
         return c.split_image ? "si" : "no si";
     case KernelTrait::RuntimeFilter:
         return c.runtime_filter ? "kx" : "no kx";
+    case KernelTrait::ChannelPad:
+        return c.channel_pad ? "cpad" : "no cpad";
     case KernelTrait::GroupsToMerge:
         return "gm" + std::to_string(c.num_groups_to_merge);
     case KernelTrait::VectorWidths:

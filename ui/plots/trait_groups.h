@@ -17,6 +17,7 @@ enum class KernelTrait {
     DoubleSmemBuffer,
     SplitImage,
     RuntimeFilter,
+    ChannelPad,
     GroupsToMerge,
     VectorWidths,
     WarpTile,
