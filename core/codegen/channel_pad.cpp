@@ -3,7 +3,7 @@
 namespace gconv {
 
 std::string channel_pad_refusal(const KernelConfig& c, const Problem& p) {
-    if (!c.channel_pad || c.vector_size_a <= 1) return {};
+    if (!c.channel_pad) return {};
     if (p.c_per_group() % c.vector_size_a == 0)
         return "channel_pad: C/G " + std::to_string(p.c_per_group()) +
                " is a multiple of vector_size_a " + std::to_string(c.vector_size_a) +

@@ -588,6 +588,9 @@ private:
         else if (c_.split_k != 1)
             cull(Rule::ChannelPad, "true: split-K's workspace holds its sums; a channel-padded "
                                    "copy takes split_k 1");
+        else if (c_.vector_size_a < 2)
+            cull(Rule::ChannelPad, "true: vector_size_a 1 divides every C/G, the copy would pad "
+                                   "nothing");
     }
 
     // The tensor-core K x K entries of the direct pipeline (warp tile 16x8x16,

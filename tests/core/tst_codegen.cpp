@@ -383,6 +383,7 @@ private slots:
             QCOMPARE(f.flops(), p.flops());
             KernelConfig c = base();
             QCOMPARE(kernel_problem(c, p).key(), f.key());
+            QCOMPARE(kernel_problem(c, f).key(), f.key()); // idempotent
             const SupportCheck s = is_supported(c, p);
             QCOMPARE(s.ok, is_supported(c, f).ok);
             if (s.ok) QCOMPARE(plan_sequence(c, p).params.Ho, int(p.Do()));
@@ -411,7 +412,8 @@ private slots:
         QVERIFY2(s.ok, s.reason.c_str());
         const Problem padded = kernel_problem(c, p);
         QCOMPARE(padded.C, int64_t{2 * 8});
-        QVERIFY(!is_supported(base(), p).ok); // the plain kernel refuses C/G 3
+        QCOMPARE(kernel_problem(c, padded).key(), padded.key()); // idempotent
+        QVERIFY(!is_supported(base(), p).ok);                    // the plain kernel refuses C/G 3
         const LaunchSequence seq = plan_sequence(c, p);
         QCOMPARE(seq.steps.size(), std::size_t{2});
         const KernelStep& copy = seq.steps[0].kernel;

@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace gconv;
 
 namespace {
@@ -297,6 +299,13 @@ private slots:
         c.split_k = 4;
         c.split_k_mode = SplitKMode::Atomic;
         expect_only(c, "sm_90", Rule::ChannelPad, "split_k 1");
+        c.split_k = 1;
+        c.split_k_mode = SplitKMode::None;
+        c.vector_size_a = c.vector_size_b = 1; // (the loader cap culls this tile too)
+        const auto one = check_legality(c, specs().get("sm_90"), specs());
+        QVERIFY(std::any_of(one.begin(), one.end(), [](const CullReason& r) {
+            return r.rule == Rule::ChannelPad && r.message.find("pad nothing") != std::string::npos;
+        }));
         KernelConfig w = wgmma_base();
         w.channel_pad = true;
         expect_only(w, "sm_90a", Rule::ChannelPad, "tensor maps");
