@@ -54,6 +54,10 @@ const FieldSchema& config_filter_schema() {
     return schema;
 }
 
+bool config_matches(const FilterExpression& filter, const KernelConfig& config) {
+    return filter.matches(ConfigSource(config));
+}
+
 std::vector<KernelConfig> apply_config_filter(const std::vector<KernelConfig>& configs,
                                               FilterSet& filters) {
     if (filters.empty()) return configs;

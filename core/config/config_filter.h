@@ -12,6 +12,10 @@ namespace gconv {
 
 const FieldSchema& config_filter_schema();
 
+// Whether one configuration passes `filter`, bound to config_filter_schema(). Throws FilterError
+// on an evaluation error.
+bool config_matches(const FilterExpression& filter, const KernelConfig& config);
+
 // Keeps the configurations that pass every filter of `filters` (bound to the schema here).
 std::vector<KernelConfig> apply_config_filter(const std::vector<KernelConfig>& configs,
                                               FilterSet& filters);

@@ -1,10 +1,24 @@
 #include "config/enumerate.h"
 
+#include "config/config_filter.h"
 #include "config/kernel_name.h"
+#include "util/error.h"
 
 #include <set>
 
 namespace gconv {
+namespace {
+
+bool passes_where(const TraitConfig& traits, const KernelConfig& c) {
+    if (traits.where.empty()) return true;
+    try {
+        return config_matches(traits.where, c);
+    } catch (const FilterError& e) {
+        throw Error(traits.source + ": where: " + kernel_name(c) + ": " + e.what());
+    }
+}
+
+} // namespace
 
 KernelPool enumerate_pool(const TraitConfig& traits, const ArchSpec& arch, const ArchSpecs& specs) {
     KernelPool pool;
@@ -23,6 +37,8 @@ KernelPool enumerate_pool(const TraitConfig& traits, const ArchSpec& arch, const
         derive_defaults(c, traits.derived);
 
         auto reasons = check_legality(c, arch, specs);
+        if (!passes_where(traits, c))
+            reasons.push_back({Rule::Where, "false for this configuration (the config's filter)"});
         if (reasons.empty()) {
             if (names.insert(kernel_name(c)).second) pool.kernels.push_back(c);
         } else {

@@ -747,6 +747,8 @@ std::string_view rule_id(Rule rule) {
         return "runtime_filter";
     case Rule::ChannelPad:
         return "channel_pad";
+    case Rule::Where:
+        return "where";
     }
     return "?";
 }

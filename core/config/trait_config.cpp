@@ -1,5 +1,7 @@
 #include "config/trait_config.h"
 
+#include "config/config_filter.h"
+
 #include "util/data_paths.h"
 #include "util/error.h"
 #include "util/json_file.h"
@@ -49,13 +51,25 @@ public:
         throw Error(source_ + ": " + path + ": " + why);
     }
 
+    FilterExpression parse_where(const json& value) const {
+        if (!value.is_string())
+            fail("where", "expected a filter expression string, got " + json_type_name(value));
+        try {
+            auto where = FilterExpression::parse(value.get<std::string>());
+            where.bind(config_filter_schema());
+            return where;
+        } catch (const FilterError& e) {
+            fail("where", e.what());
+        }
+    }
+
     TraitConfig parse(const json& doc, std::optional<Variant> expected) {
         if (!doc.is_object())
             fail("(top)", "expected an object with \"variant\" and \"trait_config\"");
         for (const auto& [key, value] : doc.items())
-            if (key != "variant" && key != "trait_config" && key != "description")
-                fail(key,
-                     "unknown key '" + key + "' (allowed: variant, trait_config, description)");
+            if (key != "variant" && key != "trait_config" && key != "description" && key != "where")
+                fail(key, "unknown key '" + key +
+                              "' (allowed: variant, trait_config, description, where)");
         TraitConfig tc;
         tc.source = source_;
         if (!doc.contains("variant"))
@@ -74,6 +88,7 @@ public:
             if (!doc.at("description").is_string()) fail("description", "expected a string");
             tc.description = doc.at("description").get<std::string>();
         }
+        if (doc.contains("where")) tc.where = parse_where(doc.at("where"));
         json traits = doc.contains("trait_config") ? doc.at("trait_config") : json::object();
         if (!traits.is_object()) fail("trait_config", "expected an object keyed by field name");
 

@@ -10,9 +10,11 @@
 // num_groups_to_merge, double_smem_buffer, split_image, runtime_filter, channel_pad, pad_m/n/k,
 // split_k,
 // split_k_mode, two_stage (true = split_k_mode 2stage, false = atomic). Missing keys take the
-// defaults of docs/trait-config.md (default_axes() below).
+// defaults of docs/trait-config.md (default_axes() below). Beside trait_config, "where" holds a
+// filter expression that every configuration of the pool must pass.
 #include "config/config_fields.h"
 #include "config/kernel_config.h"
+#include "filter/filter_expression.h"
 
 #include <optional>
 #include <string>
@@ -37,6 +39,10 @@ struct TraitConfig {
     std::vector<Axis> axes;
     // Fields no axis sets whose value follows from the others (see derive_defaults()).
     std::vector<std::string> derived;
+    // The top-level "where": a filter over the configurations (docs/filter-language.md, the
+    // fields of --filter), bound to config_filter_schema(); empty keeps every configuration.
+    // It lets one file hold a pool that is not a whole cartesian product.
+    FilterExpression where;
 
     // Number of candidate configurations (product of the axes' sizes).
     std::size_t candidate_count() const;

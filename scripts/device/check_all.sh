@@ -188,15 +188,15 @@ pools_with_cudnn() {
 # narrow pool on GCONV_NARROW_SET (default bench/baselines/narrow_probe.json: the holdout's shapes
 # whose C/G or K/G refuses or wastes 8-element vectors), the per-shape best and winners.txt.
 narrow() {
-  local set=${GCONV_NARROW_SET:-bench/baselines/narrow_probe.json} same="c.vector_size_a == c.vector_size_b"
+  local set=${GCONV_NARROW_SET:-bench/baselines/narrow_probe.json}
   local pool
   for pool in forward_narrow_explore forward_cpad_explore; do
     $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
-      --config bench/configs/$pool.json --filter "$same" \
+      --config bench/configs/$pool.json \
       --problems forward_2d_test_validation,forward_3d_test_validation --output "$1/verify_$pool.csv" 2>&1 | tail -1
   done
   python3 bench/report.py "$1"/verify_*.csv | tail -5
-  pools_with_cudnn "$1" narrow "$set" --filter "$same" -- bench/configs/forward_narrow_explore.json \
+  pools_with_cudnn "$1" narrow "$set" -- bench/configs/forward_narrow_explore.json \
     bench/configs/forward_cpad_explore.json configs/forward_bf16_narrow.json
 }
 

@@ -63,7 +63,19 @@ private slots:
             << R"({"trait_config":{}})" << QStringList{"variant", "missing"};
         QTest::newRow("top-level key")
             << R"({"variant":"forward","traits":{}})"
-            << QStringList{"traits", "allowed: variant, trait_config, description"};
+            << QStringList{"traits", "allowed: variant, trait_config, description, where"};
+        QTest::newRow("where not a string")
+            << R"({"variant":"forward","trait_config":{},"where":3})"
+            << QStringList{"cfg.json: where:", "expected a filter expression string", "integer"};
+        QTest::newRow("where syntax")
+            << R"({"variant":"forward","trait_config":{},"where":"c.tile_m >"})"
+            << QStringList{"cfg.json: where:", "filter", "c.tile_m >", "^"};
+        QTest::newRow("where unknown field")
+            << R"({"variant":"forward","trait_config":{},"where":"c.tile_q == 64"})"
+            << QStringList{"cfg.json: where:", "tile_q"};
+        QTest::newRow("where kind")
+            << R"({"variant":"forward","trait_config":{},"where":"c.pipeline > 3"})"
+            << QStringList{"cfg.json: where:", "pipeline"};
         QTest::newRow("tile record key")
             << R"({"variant":"forward","trait_config":{"tile":{"values":[{"m":64,"n":64,"kk":32}]}}})"
             << QStringList{"trait_config.tile.values[0].kk", "allowed: m, n, k, wave, warp_tile"};
@@ -201,6 +213,50 @@ private slots:
             QVERIFY(!c.reasons.empty());
             for (const auto& r : c.reasons) QVERIFY(!r.message.empty());
         }
+    }
+
+    // "where" keeps exactly the product's configurations that pass it; the others are culled
+    // with the where reason (beside any rule they also fail), so nothing vanishes unexplained.
+    void where_keeps_the_passing_part_of_the_product() {
+        const std::string product =
+            R"("trait_config":{"tile":{"values":[[64,64,32],[128,64,32]]},"vector_size_a":{"values":[1,4,8]},"vector_size_b":{"values":[1,4,8]}})";
+        const std::string where = R"("c.vector_size_a == c.vector_size_b or c.tile_m == 128")";
+        const auto& specs = default_arch_specs();
+        const auto all = enumerate_pool(
+            parse_trait_config(R"({"variant":"forward",)" + product + "}", "all.json"),
+            specs.get("sm_90"), specs);
+        const auto kept = enumerate_pool(
+            parse_trait_config(R"({"variant":"forward",)" + product + R"(,"where":)" + where + "}",
+                               "where.json"),
+            specs.get("sm_90"), specs);
+        std::vector<std::string> expected;
+        for (const auto& c : all.kernels)
+            if (c.vector_size_a == c.vector_size_b || c.tile_m == 128)
+                expected.push_back(kernel_name(c));
+        std::vector<std::string> got;
+        for (const auto& c : kept.kernels) got.push_back(kernel_name(c));
+        QVERIFY(!got.empty());
+        QVERIFY(got.size() < all.kernels.size());
+        QCOMPARE(got, expected);
+        QCOMPARE(kept.candidates, all.candidates);
+        QCOMPARE(kept.kernels.size() + kept.culled.size(), kept.candidates);
+        int by_where = 0;
+        for (const auto& c : kept.culled)
+            for (const auto& r : c.reasons)
+                if (r.rule == Rule::Where) {
+                    ++by_where;
+                    QVERIFY2(r.message.find("config's filter") != std::string::npos,
+                             r.message.c_str());
+                    QVERIFY(c.config.vector_size_a != c.config.vector_size_b &&
+                            c.config.tile_m != 128);
+                }
+        QCOMPARE(std::size_t(by_where),
+                 all.kernels.size() - got.size() +
+                     std::size_t(std::count_if(
+                         all.culled.begin(), all.culled.end(), [](const CulledConfig& c) {
+                             return c.config.vector_size_a != c.config.vector_size_b &&
+                                    c.config.tile_m != 128;
+                         })));
     }
 
     void random_bytes_never_crash_the_parser() {

@@ -75,6 +75,7 @@ private slots:
             {"configs/forward_fp32.json", "forward_2d"},
             {"configs/forward_bf16_3d.json", "forward_3d"},
             {"configs/forward_bf16_narrow.json", "forward_2d"},
+            {"configs/forward_bf16_narrow.json", "forward_3d"},
             {"configs/forward_direct.json", "forward_2d"},
             {"configs/forward_direct_staged.json", "forward_2d"},
             {"configs/forward_bf16_direct_mma.json", "forward_2d"},

@@ -167,6 +167,40 @@ private slots:
         }
     }
 
+    // The form's where field is the document's "where": typing one culls like core, with the
+    // "where" reason; clearing it brings the whole product back (more than the file's own where
+    // keeps).
+    void where_field_reaches_json_and_counts() {
+        KernelsPage page;
+        page.setArch(QStringLiteral("sm_90"));
+        QVERIFY(page.openConfig(
+            QStringLiteral(GCONV_TEST_SOURCE_DIR "/bench/configs/forward_narrow_explore.json")));
+        QVERIFY(waitIdle(page));
+        const int before = page.legalCount();
+        auto* where = page.form()->whereEdit();
+        where->clear();
+        QTest::keyClicks(where, QStringLiteral("c.tile_m == 64 and c.vector_size_c == 8"));
+        QCOMPARE(QString::fromStdString(asJson(page.jsonText()).value("where", std::string())),
+                 QStringLiteral("c.tile_m == 64 and c.vector_size_c == 8"));
+        QVERIFY(waitIdle(page));
+        const KernelPool pool = corePool(page.jsonText(), QStringLiteral("sm_90"));
+        QCOMPARE(page.legalCount(), int(pool.kernels.size()));
+        QVERIFY(page.legalCount() > 0 && page.legalCount() < before);
+        for (const auto& c : pool.kernels) QVERIFY(c.tile_m == 64 && c.vector_size_c == 8);
+        QVERIFY(std::any_of(pool.culled.begin(), pool.culled.end(), [](const CulledConfig& c) {
+            return std::any_of(c.reasons.begin(), c.reasons.end(),
+                               [](const CullReason& r) { return r.rule == Rule::Where; });
+        }));
+        where->clear();
+        QTest::keyClick(where, Qt::Key_Space);
+        QTest::keyClick(where, Qt::Key_Backspace);
+        QVERIFY(!asJson(page.jsonText()).contains("where"));
+        QVERIFY(waitIdle(page));
+        QCOMPARE(page.legalCount(),
+                 int(corePool(page.jsonText(), QStringLiteral("sm_90")).kernels.size()));
+        QVERIFY(page.legalCount() > before);
+    }
+
     void editing_json_updates_the_form() {
         KernelsPage page;
         QVERIFY(page.openConfig(QStringLiteral(GCONV_TEST_SOURCE_DIR "/configs/bwd_weight.json")));

@@ -143,6 +143,13 @@ TraitForm::TraitForm(QWidget* parent) : QWidget(parent) {
     description_->setPlaceholderText(tr("optional text"));
     description_->setClearButtonEnabled(true);
     form->addRow(tr("description"), description_);
+    where_ = new QLineEdit;
+    where_->setPlaceholderText(tr("every configuration of the product"));
+    where_->setClearButtonEnabled(true);
+    where_->setToolTip(tr("A filter in the --filter language (for example c.vector_size_a == "
+                          "c.vector_size_b): the pool keeps the configurations of the product "
+                          "that pass it; the others are culled with the reason \"where\""));
+    form->addRow(tr("where"), where_);
     addEditor(form, new CheckableValueList({"data_type", "dtype"}, enumChoices("dtype")));
     addEditor(form, new CheckableValueList({"ndim_spatial"}, intChoices({2, 3})));
     addEditor(form, new CheckableValueList({"layout"}, enumChoices("layout")));
@@ -193,6 +200,7 @@ TraitForm::TraitForm(QWidget* parent) : QWidget(parent) {
 
     connect(variant_, &QComboBox::currentIndexChanged, this, &TraitForm::edited);
     connect(description_, &QLineEdit::textEdited, this, &TraitForm::edited);
+    connect(where_, &QLineEdit::textEdited, this, &TraitForm::edited);
 }
 
 void TraitForm::addEditor(QFormLayout* layout, TraitEditor* editor, const QString& label) {
@@ -216,9 +224,15 @@ void TraitForm::setDocument(const Json& document) {
     base_ = document.is_object() ? document : Json::object();
     const QSignalBlocker blockVariant(variant_);
     const QSignalBlocker blockDescription(description_);
+    const QSignalBlocker blockWhere(where_);
     const std::string variant = base_.value("variant", std::string("forward"));
     variant_->setCurrentText(QString::fromStdString(variant));
     description_->setText(QString::fromStdString(base_.value("description", std::string())));
+    // A "where" that is not a string is shown as its JSON text, which the parser then refuses.
+    const Json where = base_.value("where", Json());
+    where_->setText(QString::fromStdString(where.is_string() ? where.get<std::string>()
+                                           : where.is_null() ? std::string()
+                                                             : where.dump()));
     const Json traits = base_.value("trait_config", Json::object());
     for (auto* e : editors_) {
         e->load(traits);
@@ -237,6 +251,11 @@ Json TraitForm::document() const {
         out.erase("description");
     else
         out["description"] = description;
+    const std::string where = where_->text().trimmed().toStdString();
+    if (where.empty())
+        out.erase("where");
+    else
+        out["where"] = where;
     Json traits = out.value("trait_config", Json::object());
     for (auto* e : editors_) e->store(traits);
     if (!traits.empty() || out.contains("trait_config")) out["trait_config"] = traits;

@@ -30,6 +30,7 @@ public:
     const std::vector<TraitEditor*>& editors() const { return editors_; }
     QComboBox* variantBox() const { return variant_; }
     QLineEdit* descriptionEdit() const { return description_; }
+    QLineEdit* whereEdit() const { return where_; }
 
 signals:
     // A user edit (not setDocument()).
@@ -41,6 +42,7 @@ private:
     Json base_;
     QComboBox* variant_;
     QLineEdit* description_;
+    QLineEdit* where_;
     std::vector<TraitEditor*> editors_;
 };
 
