@@ -8,7 +8,8 @@
 #   e.g. profile_direct.sh fwd_dw144 forward configs/forward_direct.json \
 #          "c.tile_m == 64 and c.tile_n == 32 and c.vector_size_a == 4" baseline.mbv2_dw144
 #   GCONV_NCU_KERNELS (a regex of entry names, default 'gconv_(direct|main)'), GCONV_NCU_SKIP
-#   (matching launches skipped first, default 3) and GCONV_NCU_COUNT (launches profiled, default 1)
+#   (matching launches skipped first, default 3), GCONV_NCU_COUNT (launches profiled, default 1)
+#   and GCONV_NCU_METRICS (a comma-separated list of further ncu metrics, e.g. dram__bytes_read.sum)
 #   reach the other entries of a launch sequence, e.g. gconv_finish after a 2stage gconv_main.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -31,9 +32,9 @@ ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -
 timeout 150 "$ncu" --target-processes all --clock-control none --kernel-name regex:"${GCONV_NCU_KERNELS:-gconv_(direct|main)}" \
   --launch-skip "${GCONV_NCU_SKIP:-3}" --launch-count "${GCONV_NCU_COUNT:-1}" --section SpeedOfLight --section MemoryWorkloadAnalysis \
   --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
-  --section ComputeWorkloadAnalysis --section InstructionStats \
+  --section ComputeWorkloadAnalysis --section InstructionStats ${GCONV_NCU_METRICS:+--metrics "$GCONV_NCU_METRICS"} \
   "$bench" --variant "$variant" --arch auto --progress none --config "$config" --filter "$filter" \
   --max-kernels 1 --problems-file "$problems" --warmup 3 --repeat 3 --kernel-timeout 120 \
   --output "/tmp/profile_$name.csv" > "$out/$name.ncu.txt" 2>&1
 echo "ncu $name: exit $?"
-grep -E "Duration|Memory Throughput|DRAM Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Theoretical Occupancy|Compute \(SM\)|Stall|Issued Warp|No Eligible|Eligible Warps" "$out/$name.ncu.txt" | head -40
+grep -E "${GCONV_NCU_METRICS:+$(tr , '|' <<< "$GCONV_NCU_METRICS")|}Duration|Memory Throughput|DRAM Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Theoretical Occupancy|Compute \(SM\)|Stall|Issued Warp|No Eligible|Eligible Warps" "$out/$name.ncu.txt" | head -40
