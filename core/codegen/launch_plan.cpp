@@ -247,7 +247,11 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
                            {"warp_tile_m", c.warp_tile_m},
                            {"warp_tile_n", c.warp_tile_n},
                            {"warp_tile_k", c.warp_tile_k}})
-        if (!pow2_in(v, 1, 256)) r.fail(name, ": must be a power of two in [1, 256] (got ", v, ")");
+        if (!pow2_in(v, 1, 256) && !(std::string_view(name) == "tile_n" &&
+                                     c.variant == Variant::Forward && v % 16 == 0 && v <= 256))
+            r.fail(name, ": must be a power of two in [1, 256]",
+                   std::string_view(name) == "tile_n" ? " (forward: or a multiple of 16)" : "",
+                   " (got ", v, ")");
     if (r.failed) return {false, r.text.str()};
 
     const int warps = c.wave_m * c.wave_n;

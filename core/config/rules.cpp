@@ -200,17 +200,27 @@ private:
     }
 
     void tile_shape() {
-        // A warpgroup tile's N is one wgmma instruction's, a multiple of 64 (the wgmma rule
-        // says which exist), so 192 is a tile shape too.
-        const bool wgmma_n = is_warpgroup_tile(c_) && c_.tile_n == 192;
+        // A forward tile_n counts output channels, which the models' layers hold in multiples
+        // of 48 (144, 240, 480, 672...) more often than of 128: any multiple of 16 up to 256
+        // (whole mma fragments; warp_coverage checks the warps) is a tile, so a 144-channel
+        // layer runs in one 144-wide tile, not a 128-wide one and a 128-wide one computing 16
+        // columns. A warpgroup tile's N is one wgmma instruction's, which the wgmma rule
+        // restricts (192 for bwd_weight).
+        // Forward only: the backward kernels have not been emulated with such tiles.
+        const bool any_n =
+            (c_.variant == Variant::Forward && c_.tile_n % 16 == 0 && c_.tile_n <= 256) ||
+            (is_warpgroup_tile(c_) && c_.tile_n == 192);
         for (auto [name, v] : {std::pair{"tile_m", c_.tile_m},
                                {"tile_n", c_.tile_n},
                                {"tile_k", c_.tile_k},
                                {"wave_m", c_.wave_m},
                                {"wave_n", c_.wave_n}})
-            if (!is_pow2_in(v, 1, 1 << 16) && !(wgmma_n && std::string_view(name) == "tile_n"))
-                cull(Rule::TileShape,
-                     std::string(name) + " " + std::to_string(v) + " is not a power of two");
+            if (!is_pow2_in(v, 1, 1 << 16) && !(any_n && std::string_view(name) == "tile_n"))
+                cull(Rule::TileShape, std::string(name) + " " + std::to_string(v) +
+                                          (std::string_view(name) == "tile_n"
+                                               ? " is neither a power of two nor (forward) a "
+                                                 "multiple of 16 up to 256"
+                                               : " is not a power of two"));
         if (c_.wave_k != 1)
             cull(Rule::TileShape, "wave_k " + std::to_string(c_.wave_k) +
                                       ": the K loop is not split across warps (wave_k 1)");

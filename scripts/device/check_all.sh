@@ -37,6 +37,10 @@
 #              GCONV_NARROW_SET (default bench/baselines/narrow_probe.json), the per-shape best
 #   dwx        bench/configs/forward_direct_explore.json beside the shipped direct pools with
 #              cuDNN on GCONV_DWX_SET (default bench/baselines/dw_tail_probe.json), per-shape best
+#   n48        the GEMM tiles whose N is not a power of two (bench/configs/forward_n48_explore.json)
+#              verified on forward_2d_test_validation, then timed with cuDNN on GCONV_N48_SET
+#              (default bench/baselines/n48_probe.json: the dense 2D holdout shapes under 0.95x
+#              whose K is not a multiple of 128), the per-shape best and winners.txt
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -210,6 +214,17 @@ dwx() {
     configs/forward_direct_staged.json configs/forward_direct_tc.json
 }
 
+# The GEMM tiles whose N is not a power of two (bench/configs/forward_n48_explore.json) verified,
+# then timed with cuDNN on GCONV_N48_SET, the per-shape best and winners.txt.
+n48() {
+  $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
+    --config bench/configs/forward_n48_explore.json --problems forward_2d_test_validation \
+    --output "$1/verify_forward_n48_explore.csv" 2>&1 | tail -1
+  python3 bench/report.py "$1"/verify_*.csv | tail -3
+  pools_with_cudnn "$1" n48 "${GCONV_N48_SET:-bench/baselines/n48_probe.json}" -- \
+    bench/configs/forward_n48_explore.json
+}
+
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
 # default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
 # say (a kernel that won no probe never runs there), then the per-shape best and the winners
@@ -281,6 +296,7 @@ for part in "${parts[@]}"; do
     fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
     dwx) export -f dwx pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "dwx '$out/$part'" ;;
     narrow) export -f narrow pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
+    n48) export -f n48 pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "n48 '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;

@@ -173,8 +173,34 @@ private slots:
         reasons = check_legality(c, specs().get("sm_90"), specs());
         found = false;
         for (const auto& r : reasons)
-            found |= r.rule == Rule::TileShape && r.message.find("tile_n 96") != std::string::npos;
+            found |= r.rule == Rule::TileShape && r.message.find("wave_n 3") != std::string::npos;
         QVERIFY(found);
+        // A forward tile_n may be any multiple of 16 up to 256 (output channels in 48s); not
+        // 40, not 272, and not in the backward directions.
+        for (const int n : {48, 96, 144, 160, 176, 240}) {
+            c = legal_base();
+            c.tile_n = n;
+            c.wave_n = 1;
+            c.warp_tile_n = 16;
+            for (const auto& r : check_legality(c, specs().get("sm_90"), specs()))
+                QVERIFY2(r.rule != Rule::TileShape, r.message.c_str());
+        }
+        for (const auto& [n, variant] : {std::pair{40, Variant::Forward},
+                                         {272, Variant::Forward},
+                                         {96, Variant::BwdData},
+                                         {96, Variant::BwdWeight}}) {
+            c = legal_base();
+            c.variant = variant;
+            c.tile_n = n;
+            c.wave_n = 1;
+            c.warp_tile_n = 8;
+            reasons = check_legality(c, specs().get("sm_90"), specs());
+            found = false;
+            for (const auto& r : reasons)
+                found |= r.rule == Rule::TileShape &&
+                         r.message.find("tile_n " + std::to_string(n)) != std::string::npos;
+            QVERIFY2(found, std::to_string(n).c_str());
+        }
     }
 
     void vector_width() {
@@ -450,7 +476,7 @@ private slots:
 
     // N 192 (m64n192k16) exists for bwd_weight, whose N (C/G x taps) is 1152 for C/G 128 with a
     // 3x3 filter; elsewhere 192 stays culled, by the wgmma rule on the wgmma pipeline and by
-    // the tile shape on mma.sync.
+    // the tile shape on a backward mma.sync kernel.
     void wgmma_n192_is_bwd_weight_only() {
         KernelConfig w = wgmma_base();
         w.variant = Variant::BwdWeight;
