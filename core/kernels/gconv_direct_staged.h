@@ -106,18 +106,30 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
         return tile;
     };
     // Every thread copies vectors e = tid, tid + THREADS, ...: channel lane fastest, then
-    // column, then row, so consecutive threads copy consecutive bytes of a pixel run.
+    // column, then row, so consecutive threads copy consecutive bytes of a pixel run. CL divides
+    // the threads (the direct_pipeline rule), so a thread's lane is fixed and its pixel advances
+    // by THREADS / CL a step: the row and column advance by adding, not by a division per
+    // vector (the divisions were a third of the kernel's integer instructions).
+    constexpr int STEP = S::THREADS / CL;
+    static_assert(S::THREADS % CL == 0, "channel lanes divide the threads");
+    const int cl = tid % CL, pl = tid / CL;
+    const int ch = ch0 + cl * VEC;
     auto copy_tile = [&](const Tile& tile, T* buf) {
         const int cols_in = tile.width + KS - 1;
-        const int total = g.in_rows * cols_in * CL;
         const int hi0 = tile.h0 - pad_h, wi0 = tile.c0 - pad_w;
-        for (int e = tid; e < total; e += S::THREADS) {
-            const int v = e % CL, px = e / CL;
-            const int q = px / cols_in, x = px - q * cols_in;
-            const int hi = hi0 + q, wi = wi0 + x, c = ch0 + v * VEC;
-            const bool ok = inside(hi, sH) && inside(wi, sW) && c < p.C;
-            const T* from = ok ? src + ((tile.n * sH + hi) * sW + wi) * p.C + c : src;
-            arch::copy_async<BYTES>(buf + (q * g.in_cols + x) * TN + v * VEC, from, ok);
+        const int step_q = STEP / cols_in, step_x = STEP - step_q * cols_in;
+        int q = pl / cols_in, x = pl - q * cols_in;
+        while (q < g.in_rows) {
+            const int hi = hi0 + q, wi = wi0 + x;
+            const bool ok = inside(hi, sH) && inside(wi, sW) && ch < p.C;
+            const T* from = ok ? src + ((tile.n * sH + hi) * sW + wi) * p.C + ch : src;
+            arch::copy_async<BYTES>(buf + (q * g.in_cols + x) * TN + cl * VEC, from, ok);
+            q += step_q;
+            x += step_x;
+            if (x >= cols_in) {
+                x -= cols_in;
+                ++q;
+            }
         }
         arch::async_commit();
     };
@@ -125,8 +137,6 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
     copy_tile(tile_at(first), buffers);
     stage_filter<Cfg, 1, BWD, TAPS, BWD>(p, ws, ch0, TAPS);
 
-    const int cl = tid % CL, pl = tid / CL;
-    const int ch = ch0 + cl * VEC;
     float wreg[WREG ? TAPS : 1][VEC];
 
 #pragma unroll 1
@@ -147,11 +157,14 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
         const Tile tile = tile_at(first + i);
         const T* buf = buffers + (i & 1) * buffer_elems;
         const int rows_here = dH - tile.h0 < g.rows ? dH - tile.h0 : g.rows;
-        const int items = (rows_here + RUN - 1) / RUN * tile.width;
+        const int runs = (rows_here + RUN - 1) / RUN;
+        // Items (a column and a run of rows) item = pl, pl + PL, ...: the run and column
+        // advance by adding, as in copy_tile.
+        const int step_r = PL / tile.width, step_c = PL - step_r * tile.width;
+        int run = pl / tile.width, col = pl - run * tile.width;
         if (ch < p.C) {
 #pragma unroll 1
-            for (int item = pl; item < items; item += PL) {
-                const int run = item / tile.width, col = item - run * tile.width;
+            while (run < runs) {
                 const T* base = buf + (run * RUN * g.in_cols + col) * TN + cl * VEC;
                 float acc[RUN][VEC];
 #pragma unroll
@@ -198,6 +211,12 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
 #pragma unroll
                 for (int o = 0; o < RUN; ++o)
                     if (tile.h0 + run * RUN + o < dH) store_vec<VEC>(out + o * dW * p.C, acc[o]);
+                run += step_r;
+                col += step_c;
+                if (col >= tile.width) {
+                    col -= tile.width;
+                    ++run;
+                }
             }
         }
         // The copy issued at the top of iteration i + 1 writes buffer (i + 2) & 1, the one just

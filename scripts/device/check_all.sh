@@ -35,7 +35,7 @@
 #              verified, then timed with it and the channel-padded copies
 #              (bench/configs/forward_cpad_explore.json) with cuDNN beside configs/forward_bf16_narrow.json on
 #              GCONV_NARROW_SET (default bench/baselines/narrow_probe.json), the per-shape best
-#   dwx        bench/configs/forward_direct_explore.json beside the shipped direct pools with
+#   dwx        bench/configs/forward_direct_explore.json and forward_staged_n8_explore.json beside the shipped direct pools with
 #              cuDNN on GCONV_DWX_SET (default bench/baselines/dw_tail_probe.json), per-shape best
 #   n48        the GEMM tiles whose N is not a power of two (bench/configs/forward_n48_explore.json)
 #              verified on forward_2d_test_validation, then timed with cuDNN on GCONV_N48_SET
@@ -210,7 +210,7 @@ narrow() {
 # per-shape best and winners.txt.
 dwx() {
   pools_with_cudnn "$1" dw "${GCONV_DWX_SET:-bench/baselines/dw_tail_probe.json}" -- \
-    bench/configs/forward_direct_explore.json configs/forward_direct.json \
+    bench/configs/forward_direct_explore.json bench/configs/forward_staged_n8_explore.json configs/forward_direct.json \
     configs/forward_direct_staged.json configs/forward_direct_tc.json
 }
 
