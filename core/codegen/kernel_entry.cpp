@@ -26,7 +26,9 @@ void write_entry_points(std::ostream& s, const KernelConfig& c, int warps,
                         const EntryCalls& calls) {
     const std::string_view call = call_for(c, calls);
     s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
-      << c.block_per_cu << ")\n";
+      << c.block_per_cu << ")";
+    if (c.cluster_n > 1) s << " GCONV_CLUSTER_DIMS(" << c.cluster_n << ")";
+    s << "\n";
     switch (c.variant) {
     case Variant::Forward: {
         // Split-K adds into a workspace: the kernel takes it after the params.

@@ -408,11 +408,11 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
         r.fail("split_image: one image exceeds 32-bit offsets (input ", image_in_elements(p),
                ", output ", image_out_elements(p), " elements)");
     }
-    if (uses_wgmma(c) && c.tile_k == 32 && !r.failed) {
+    if (uses_wgmma(c) && (c.tile_k == 32 || c.cluster_n > 1) && !r.failed) {
         const WgmmaTmaPlan tma = plan_wgmma_tma(c, p);
         if (!tma.enabled)
-            r.fail("tensor maps: tile_k 32 wgmma kernels load through tensor maps only, which "
-                   "this problem cannot use (",
+            r.fail("tensor maps: ", c.tile_k == 32 ? "tile_k 32" : "cluster",
+                   " wgmma kernels load through tensor maps only, which this problem cannot use (",
                    tma.reason, ")");
     }
     if (r.failed) return {false, r.text.str()};

@@ -132,6 +132,7 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
         seq.steps.back().kernel.wgmma_maps = true;
         // Only cshuffle stages C in the ring; the other epilogues leave it to the next tile.
         seq.steps.back().kernel.persistent = c.epilogue != Epilogue::CShuffle;
+        seq.steps.back().kernel.cluster = static_cast<unsigned>(c.cluster_n);
         seq.tma = plan_wgmma_tma(c, p);
     }
     if (has_finish_kernel(c)) {
@@ -187,9 +188,11 @@ ConvParams step_params(const LaunchSequence& sequence, const KernelStep& step,
 
 StepGrid step_grid(const KernelStep& step, unsigned multiprocessors) {
     if (!step.persistent) return {step.grid_x, step.grid_y, step.grid_z};
-    const unsigned long long blocks =
-        static_cast<unsigned long long>(step.grid_x) * step.grid_y * step.grid_z;
-    return {static_cast<unsigned>(std::min<unsigned long long>(blocks, multiprocessors)), 1, 1};
+    const unsigned long long c = std::max(step.cluster, 1u);
+    const unsigned long long groups =
+        static_cast<unsigned long long>(step.grid_x) * ((step.grid_y + c - 1) / c) * step.grid_z;
+    const unsigned long long slots = std::max<unsigned long long>(multiprocessors / c, 1);
+    return {static_cast<unsigned>(c * std::min(groups, slots)), 1, 1};
 }
 
 } // namespace gconv

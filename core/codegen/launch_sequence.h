@@ -40,6 +40,9 @@ struct KernelStep {
     // TileWalk): the executor launches min(grid_x * grid_y * grid_z, multiprocessors) x 1 x 1
     // blocks, each walking the tiles of the grid above with a stride of the blocks launched.
     bool persistent = false;
+    // Blocks of a thread-block cluster (compile-time cluster dims, KernelConfig::cluster_n): a
+    // persistent grid of them launches whole clusters.
+    unsigned cluster = 1;
     // bwd_data as the forward kernel of its view (forward_view.h): the step takes dOut in the
     // input slot, dIn in the output slot and the workspace (the view's filter) as the weight;
     // its tensor maps are encoded on those. Every other step takes the tensors in their slots.
@@ -96,7 +99,9 @@ struct StepTensors {
 ConvParams step_params(const LaunchSequence& sequence, const KernelStep& step,
                        const StepTensors& tensors);
 // The blocks `step` launches: its grid, or for a persistent step min(grid blocks,
-// multiprocessors) x 1 x 1.
+// multiprocessors) x 1 x 1; with clusters of c blocks, c x min(tile groups, multiprocessors / c)
+// (a tile group: one M tile, c N tiles). Hopper's multiprocessors come in pairs (TPCs), so
+// clusters of 2 fill every one.
 struct StepGrid {
     unsigned x = 1, y = 1, z = 1;
 };

@@ -17,8 +17,9 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     plan.tiled_over_output = weight_grad;
     if (c.num_groups_to_merge != 1) return no("merged groups");
     if (c.split_image) return no("split image");
-    // tile_k 32 has no cp.async producer (its rows are 64 bytes in the 64-byte swizzle).
-    plan.required = weight_grad || c.tile_k == 32;
+    // tile_k 32 has no cp.async producer (its rows are 64 bytes in the 64-byte swizzle), nor
+    // has a cluster (its shared A tile is a multicast tensor copy).
+    plan.required = weight_grad || c.tile_k == 32 || c.cluster_n > 1;
     if (c.tile_k != 64 && (c.tile_k != 32 || weight_grad))
         return no("tile_k is not 64" + std::string(weight_grad ? "" : " or 32"));
     const int64_t cpg = p.c_per_group(), kpg = p.k_per_group(), slice = c.tile_k;

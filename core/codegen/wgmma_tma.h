@@ -15,6 +15,8 @@
 // are required.
 // Both land in the 128-byte swizzle the wgmma descriptors read. A K tile stays inside one tap:
 // the kernel reduces Z*Y*X * ceil(C/G / 64) K tiles, each tap's last one zero-filled past C/G.
+// A cluster (cluster_n 2): the first block's A copy is multicast to both blocks, so there is no
+// cp.async fallback either (`required`).
 // tile_k 32 (forward and bwd_data's view): the copies are 32 channels wide in the 64-byte
 // swizzle, so a tap's last slice wastes at most 24 channels (C/G 32: none, where 64-channel
 // tiles multiply half zeros), C/G must be a multiple of 32 with groups, and there is no

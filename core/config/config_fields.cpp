@@ -98,6 +98,9 @@ std::vector<ConfigField> make_fields() {
                           &KernelConfig::vector_size_c));
     f.push_back(int_field("block_per_cu", "minimum resident blocks per SM/CU (launch bounds)",
                           &KernelConfig::block_per_cu));
+    f.push_back(int_field("cluster_n",
+                          "blocks of a cluster along N sharing each A tile by multicast (cn)",
+                          &KernelConfig::cluster_n));
     f.push_back(int_field("num_wave_groups", "warp groups of a warp-specialised pipeline",
                           &KernelConfig::num_wave_groups));
     f.push_back(int_field("num_groups_to_merge", "conv groups computed by one block tile (gm)",

@@ -40,6 +40,10 @@ struct KernelConfig {
     int vector_size_c = 8;
 
     int block_per_cu = 1;
+    // Blocks of a thread-block cluster along N (the persistent wgmma kernels with tensor maps):
+    // 2 pairs the blocks of two adjacent N tiles of one M tile, which load that A tile once and
+    // multicast it into both (gconv_wgmma.h), so A's L2 reads halve.
+    int cluster_n = 1;
     int num_wave_groups = 1;
     int num_groups_to_merge = 1;
 

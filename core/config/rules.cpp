@@ -66,6 +66,7 @@ public:
             direct();
             runtime_filter();
             channel_pad();
+            cluster();
             return std::move(reasons_);
         }
         if (c_.pipeline == Pipeline::DirectMma) {
@@ -82,6 +83,7 @@ public:
             direct_mma();
             runtime_filter();
             channel_pad();
+            cluster();
             return std::move(reasons_);
         }
         spatial_dims();
@@ -105,6 +107,7 @@ public:
         wgmma();
         runtime_filter();
         channel_pad();
+        cluster();
         return std::move(reasons_);
     }
 
@@ -603,6 +606,33 @@ private:
                                    "nothing");
     }
 
+    // A cluster of two blocks along N shares each A tile by multicast: the persistent forward
+    // wgmma kernels (their tile walk pairs the two blocks' tiles; gconv_wgmma.h), which load
+    // through the tensor maps (the multicast is a tensor copy).
+    void cluster() {
+        if (c_.cluster_n == 1) return;
+        if (c_.cluster_n != 2)
+            cull(Rule::Cluster, std::to_string(c_.cluster_n) + ": clusters of 1 or 2 blocks");
+        else if (!uses_wgmma(c_))
+            cull(Rule::Cluster, "2: only the wgmma pipeline (sm_90a) multicasts its A tiles");
+        else if (c_.variant != Variant::Forward)
+            cull(Rule::Cluster, "2: forward only (bwd_data's view and bwd_weight's MN-major "
+                                "operands walk their tiles otherwise)");
+        else if (c_.epilogue == Epilogue::CShuffle)
+            cull(Rule::Cluster, "2: the cshuffle epilogue stages C in the ring, one tile per "
+                                "block; a cluster walks tile pairs on the persistent grid "
+                                "(direct or cshufflebuf)");
+        else if (c_.scheduler == Scheduler::Interwave)
+            cull(Rule::Cluster, "2: ping-pong consumers take alternate tiles; a cluster's blocks "
+                                "take one tile each (intrawave)");
+        else if (c_.split_k != 1 || c_.num_groups_to_merge != 1 || c_.split_image)
+            cull(Rule::Cluster, "2: split-K, merged groups and split images are not walked in "
+                                "tile pairs");
+        else if (!c_.pad_n)
+            cull(Rule::Cluster, "2: a pair's second N tile may lie past N and store nothing, "
+                                "which takes the N tail handling (pad_n)");
+    }
+
     // The tensor-core K x K entries of the direct pipeline (warp tile 16x8x16,
     // kernels/gconv_direct_tc.h): their own tile meaning (rows of m16 blocks x columns x channels).
     void direct_tc() {
@@ -757,6 +787,8 @@ std::string_view rule_id(Rule rule) {
         return "runtime_filter";
     case Rule::ChannelPad:
         return "channel_pad";
+    case Rule::Cluster:
+        return "cluster";
     case Rule::Where:
         return "where";
     }

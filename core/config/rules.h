@@ -35,6 +35,7 @@ enum class Rule {
     DirectMma,
     RuntimeFilter,
     ChannelPad,
+    Cluster,
     Where, // the trait config's own "where" filter, not the architecture
 };
 std::string_view rule_id(Rule rule);

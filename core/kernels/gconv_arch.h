@@ -36,6 +36,14 @@ extern __shared__ GCONV_ALIGN(16) u8 gconv_dynamic_smem[];
                    amdgpu_waves_per_eu(((threads) / 64 * (blocks) + 3) / 4)))
 #endif
 
+// A kernel launched in thread-block clusters of `n` blocks along x (compile-time cluster size,
+// so a plain launch forms them; the wgmma kernels' A multicast, gconv_wgmma.h). NVIDIA only.
+#if defined(GCONV_NV)
+#define GCONV_CLUSTER_DIMS(n) __cluster_dims__(n, 1, 1)
+#else
+#define GCONV_CLUSTER_DIMS(n)
+#endif
+
 namespace gconv {
 namespace arch {
 

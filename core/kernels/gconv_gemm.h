@@ -98,6 +98,9 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     // wgmma only: cshuffle through a C buffer beside the ring (gconv_wgmma.h, persistent grid).
     static constexpr bool CSHUFFLE_BUF = Cfg::kEpilogue == kCShuffleBuf;
     static constexpr bool DSB = Cfg::kDsb;
+    // Blocks of a cluster along N (wgmma, persistent grid): they walk tile pairs and share each
+    // A tile by multicast (gconv_wgmma.h).
+    static constexpr int CLUSTER = Cfg::kClusterN;
     // Whether a block's reduction can be empty (a stride phase without taps, a split past the
     // end); sources whose blocks always reduce something set it false.
     static constexpr bool MAY_BE_EMPTY = true;

@@ -59,6 +59,17 @@ GCONV_DEVICE void mbar_wait(u32 bar, u32 parity) {
                      : "memory");
     } while (!done);
 }
+// Arrives on mbarrier `bar` of block `cta` of the cluster (the same shared offset there).
+GCONV_DEVICE void mbar_arrive_cluster(u32 bar, u32 cta) {
+    u32 remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(cta));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                 : "memory");
+}
+// Every thread of every block of the cluster meets (threads arrive one by one: not .aligned).
+GCONV_DEVICE void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
 GCONV_DEVICE void fence_barrier_init() {
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
@@ -96,6 +107,26 @@ GCONV_DEVICE void tma_im2col_4d(u32 dst, const TensorMapBits* map, u32 bar, int 
                  "bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n" ::"r"(dst),
                  "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c), "r"(w), "r"(h), "r"(n), "h"(ow),
                  "h"(oh)
+                 : "memory");
+}
+// The same copies into the same shared offsets of every block of the cluster in `mask`, each
+// completing on its own mbarrier at offset `bar`.
+GCONV_DEVICE void tma_im2col_4d_multicast(u32 dst, const TensorMapBits* map, u32 bar, int c, int w,
+                                          int h, int n, u16 ow, u16 oh, u16 mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::"
+        "bytes.multicast::cluster [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8}, %9;\n" ::"r"(dst),
+        "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c), "r"(w), "r"(h), "r"(n), "h"(ow), "h"(oh),
+        "h"(mask)
+        : "memory");
+}
+GCONV_DEVICE void tma_im2col_5d_multicast(u32 dst, const TensorMapBits* map, u32 bar, int c, int w,
+                                          int h, int d, int n, u16 ow, u16 oh, u16 od, u16 mask) {
+    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::"
+                 "bytes.multicast::cluster [%0], [%1, {%3, %4, %5, %6, %7}], [%2], {%8, %9, %10}, "
+                 "%11;\n" ::"r"(dst),
+                 "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c), "r"(w), "r"(h), "r"(d), "r"(n),
+                 "h"(ow), "h"(oh), "h"(od), "h"(mask)
                  : "memory");
 }
 GCONV_DEVICE void tma_im2col_5d(u32 dst, const TensorMapBits* map, u32 bar, int c, int w, int h,
@@ -337,17 +368,30 @@ struct SliceWalk {
 };
 
 // The copies of one (tap, slice): A at the tap's im2col offsets, B at (slice, tap, the block's
-// filter rows).
+// filter rows). In a cluster (S::CLUSTER blocks along N, one M tile) the first block copies A
+// into every block of the cluster (multicast) and each block copies its own B.
 template <class S>
 GCONV_DEVICE void load_tap_slice(const S& s, const WgmmaMaps& maps, const TmaOrigin& o, u32 a_dst,
-                                 u32 b_dst, u32 full, const SliceWalk& w) {
+                                 u32 b_dst, u32 full, const SliceWalk& w, int rank) {
     const ConvParams& p = s.p;
     const u16 ox = static_cast<u16>(w.x * p.dilation_w), oy = static_cast<u16>(w.y * p.dilation_h);
-    if constexpr (S::NDIM3)
+    const u16 oz = static_cast<u16>(w.z * p.dilation_d);
+    if constexpr (S::CLUSTER > 1) {
+        constexpr u16 ALL = static_cast<u16>((1u << S::CLUSTER) - 1);
+        if (rank == 0) {
+            if constexpr (S::NDIM3)
+                tma_im2col_5d_multicast(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0,
+                                        o.d0, o.n, ox, oy, oz, ALL);
+            else
+                tma_im2col_4d_multicast(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.n,
+                                        ox, oy, ALL);
+        }
+    } else if constexpr (S::NDIM3) {
         tma_im2col_5d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.d0, o.n, ox, oy,
-                      static_cast<u16>(w.z * p.dilation_d));
-    else
+                      oz);
+    } else {
         tma_im2col_4d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.n, ox, oy);
+    }
     tma_tile_3d(b_dst, &maps.tiled, full, w.cc, w.tap, o.b_row);
 }
 
@@ -358,7 +402,7 @@ GCONV_DEVICE void load_tap_slice(const S& s, const WgmmaMaps& maps, const TmaOri
 // position and mbarrier phase carry on from tile to tile in a persistent block).
 template <class S>
 GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 tiles_addr,
-                              int kt_begin, int ktiles, int it) {
+                              int kt_begin, int ktiles, int it, int rank) {
     constexpr int STAGES = S::STAGES;
     constexpr u32 A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     const TmaOrigin o = tma_origin(s);
@@ -366,7 +410,10 @@ GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 t
     for (int t = 0; t < ktiles; ++t) {
         u32 dst;
         const u32 full = acquire_stage<STAGES, STAGE_BYTES>(bars, tiles_addr, it + t, dst);
-        load_tap_slice(s, maps, o, dst, dst + A_BYTES, full, w);
+        // Every block of a cluster arms its own `full` for the whole stage: A lands there from
+        // the first block's multicast (possibly before this arming, which the transaction
+        // count allows), B from its own copy.
+        load_tap_slice(s, maps, o, dst, dst + A_BYTES, full, w, rank);
         w.next(s.p, S::TK);
     }
 }
@@ -435,9 +482,13 @@ GCONV_DEVICE void produce_tma_mn(const S& s, const WgmmaMaps& maps, u32 bars, u3
 // the tiles blockIdx.x, + gridDim.x, ... in the order of the non-persistent grid: while its
 // consumers store one tile, its producer already fills the ring with the next. K-major kernels
 // read a tile index N fastest (gemm::tile_n_fastest); bwd_weight's MN-major split-K grid keeps
-// the grid's own order.
+// the grid's own order. In a cluster of S::CLUSTER blocks along N (consecutive blockIdx.x) the
+// walk is over tile groups (one M tile, S::CLUSTER adjacent N tiles) and block `rank` takes the
+// group's N tile rank: both walk the same groups in step, so the A tile they share comes once.
+// A group's last N tiles may lie past N (an odd count): their block still loads and multiplies
+// (B zero-filled past the filter, or another group's rows) and stores nothing (out_ok).
 template <class S> struct TileWalk {
-    int gx = 1, gy = 1, count = 1, first = 0, step = 1;
+    int gx = 1, gy = 1, count = 1, first = 0, step = 1, rank = 0;
     GCONV_DEVICE explicit TileWalk(const ConvParams& p) {
         if constexpr (S::CSHUFFLE) {
             gx = static_cast<int>(gridDim.x);
@@ -447,16 +498,18 @@ template <class S> struct TileWalk {
             count = first + 1;
         } else {
             gx = p.m_tiles_per_piece * ((p.N + p.images_per_piece - 1) / p.images_per_piece);
-            gy = (S::GM * p.k_per_group + S::TN - 1) / S::TN;
+            gy = ((S::GM * p.k_per_group + S::TN - 1) / S::TN + S::CLUSTER - 1) / S::CLUSTER;
             const int gz = (p.G + S::GM - 1) / S::GM * S::SPLITS;
             count = gx * gy * gz;
-            first = static_cast<int>(blockIdx.x);
-            step = static_cast<int>(gridDim.x);
+            first = static_cast<int>(blockIdx.x) / S::CLUSTER;
+            step = static_cast<int>(gridDim.x) / S::CLUSTER;
+            rank = static_cast<int>(blockIdx.x) % S::CLUSTER;
         }
     }
     GCONV_DEVICE void coords(int tile, int& bx, int& by, int& bz) const {
         if constexpr (!S::A_MN) {
             gemm::tile_n_fastest(tile, gx, gy, bx, by, bz);
+            by = by * S::CLUSTER + rank;
         } else if constexpr (S::CSHUFFLE) {
             bx = static_cast<int>(blockIdx.x);
             by = static_cast<int>(blockIdx.y);
@@ -519,12 +572,22 @@ GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg) 
     }
 }
 
+// A consumer warp gives a stage back (`empty`, one arrival per warp): to its own block's
+// producer, and in a cluster to every block's, since the first block's A multicast writes this
+// block's stage too (each block's `empty` counts the consumer warps of the whole cluster).
+template <class S> GCONV_DEVICE void release_stage(u32 empty, int rank) {
+    mbar_arrive(empty);
+#pragma unroll
+    for (int other = 1; other < S::CLUSTER; ++other)
+        mbar_arrive_cluster(empty, static_cast<u32>((rank + other) % S::CLUSTER));
+}
+
 // A consumer warpgroup's main loop over one output tile's K tiles (ring positions it ... it +
 // ktiles - 1): wait for each stage, issue it, release the one before once this one's wgmma
 // group is in flight; returns with every wgmma finished and the accumulators fenced.
 template <class S, int TILE_WGS>
 GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, int ktiles,
-                                  int tile_wg, int wg) {
+                                  int tile_wg, int wg, int rank) {
     constexpr int STAGES = S::STAGES;
     constexpr u32 A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -536,7 +599,7 @@ GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, 
         issue_k_tile<S, TILE_WGS>(acc, a_addr, a_addr + A_BYTES, tile_wg);
         mma_commit();
         mma_wait<1>();
-        if (t > 0 && lane == 0) mbar_arrive(bars + 8 * (STAGES + (q - 1) % STAGES));
+        if (t > 0 && lane == 0) release_stage<S>(bars + 8 * (STAGES + (q - 1) % STAGES), rank);
     }
     if constexpr (S::PINGPONG) named_arrive<2 * S::CTHREADS>(3 + (1 - wg));
     mma_wait<0>();
@@ -560,6 +623,9 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     constexpr int TILE_WGS = PP ? 1 : CONSUMERS;
     static_assert(!PP || (CONSUMERS == 2 && !S::CSHUFFLE),
                   "ping-pong: two consumer warpgroups, an epilogue that leaves the ring alone");
+    static_assert(S::CLUSTER == 1 ||
+                      (!PP && !S::CSHUFFLE && !S::A_MN && S::SPLITS == 1 && S::GM == 1 && S::PAD_N),
+                  "a cluster walks tile pairs on the persistent grid (rules.cpp cluster)");
     constexpr int A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     // The consumers release tile t-1 only once they hold tile t, so the producer may signal a
     // tile at most STAGES-2 tiles after issuing it (more would deadlock): STAGES >= 3.
@@ -586,26 +652,35 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #pragma unroll
         for (int st = 0; st < STAGES; ++st) {
             mbar_init(bars + 8 * st, maps.enabled ? 1 : 128);
-            mbar_init(bars + 8 * (STAGES + st), 4 * TILE_WGS);
+            mbar_init(bars + 8 * (STAGES + st), 4 * TILE_WGS * S::CLUSTER);
         }
         fence_barrier_init();
     }
-    arch::barrier();
+    // A cluster's blocks arrive on each other's barriers and copy into each other's stages:
+    // every block's barriers are initialised before any block starts.
+    if constexpr (S::CLUSTER > 1)
+        cluster_sync();
+    else
+        arch::barrier();
 
     // Each role is one branch (setmaxnreg: the producer's registers may not hold anything the
     // consumers need later), so the epilogue runs inside the consumer branch. Both roles walk
     // the same tiles and count the same K tiles (`it`), so ring slots and phases agree.
     if (warp < 4) {
         if constexpr (CONSUMERS > 1) regs_dec<S::PRODUCER_REGS>();
-        if (maps.enabled && tid != 0) return; // one thread issues the tensor copies
-        if constexpr (MN || S::TK != 64) {
-            // No cp.async producer for MN-major operands or 64-byte rows (tile_k 32): the host
-            // refuses to launch without the maps, and a launch without them must not wait
-            // forever.
+        if constexpr (MN || S::TK != 64 || S::CLUSTER > 1) {
+            // No cp.async producer for MN-major operands, 64-byte rows (tile_k 32) or a cluster
+            // (its A is a multicast tensor copy): the host refuses to launch without the maps,
+            // and a launch without them must not wait forever.
             if (!maps.enabled) asm volatile("trap;");
         }
+        // One thread issues the tensor copies; the others of a cluster's producer wait at the
+        // cluster's last barrier, the others of a lone block leave.
         int it = 0;
-        for (int tile = walk.first; tile < walk.count; tile += walk.step) {
+        const bool issues = !maps.enabled || tid == 0;
+        if constexpr (S::CLUSTER == 1)
+            if (!issues) return;
+        for (int tile = walk.first; issues && tile < walk.count; tile += walk.step) {
             int bx, by, bz;
             walk.coords(tile, bx, by, bz);
             s.setup_at(tid, bx, by, bz);
@@ -615,7 +690,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             if constexpr (MN) {
                 produce_tma_mn(s, maps, bars, tiles_addr, ktiles, it);
             } else if (maps.enabled) {
-                produce_tma(s, maps, bars, tiles_addr, kt_begin, ktiles, it);
+                produce_tma(s, maps, bars, tiles_addr, kt_begin, ktiles, it, walk.rank);
             } else if constexpr (S::TK == 64) {
                 for (int t = 0; t < ktiles; ++t) {
                     const int q = it + t, st = q % STAGES;
@@ -666,10 +741,10 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             float acc[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
-            consume_k_tiles<S, TILE_WGS>(acc, bars, tiles_addr, it, ktiles, tile_wg, wg);
+            consume_k_tiles<S, TILE_WGS>(acc, bars, tiles_addr, it, ktiles, tile_wg, wg, walk.rank);
             // The last K tile's stage goes back to the producer (the next tile's loads).
             if (ktiles > 0 && lane == 0)
-                mbar_arrive(bars + 8 * (STAGES + (it + ktiles - 1) % STAGES));
+                release_stage<S>(bars + 8 * (STAGES + (it + ktiles - 1) % STAGES), walk.rank);
             it += ktiles;
 
             if constexpr (S::CSHUFFLE) {
@@ -729,6 +804,9 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
         if constexpr (PP)
             if (turn > 0 && wg == (turn & 1)) arch::named_barrier<2 * S::CTHREADS>(3 + wg);
     }
+    // No block of a cluster leaves while another may still arrive on its barriers (the last
+    // stages' releases) or copy into its stages.
+    if constexpr (S::CLUSTER > 1) cluster_sync();
 #endif
 }
 

@@ -41,6 +41,10 @@
 #              verified on forward_2d_test_validation, then timed with cuDNN on GCONV_N48_SET
 #              (default bench/baselines/n48_probe.json: the dense 2D holdout shapes under 0.95x
 #              whose K is not a multiple of 128), the per-shape best and winners.txt
+#   cluster    the persistent wgmma kernels alone and in clusters of two sharing A by multicast
+#              (bench/configs/forward_cluster_explore.json) verified on forward_{2d,3d}_test_validation
+#              and scripts/device/wgmma_problems.json, then timed with cuDNN on GCONV_CLUSTER_SET
+#              (default bench/baselines/compute_tail_probe.json), the per-shape best and winners.txt
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -225,6 +229,20 @@ n48() {
     bench/configs/forward_n48_explore.json
 }
 
+# The persistent wgmma kernels alone and in clusters of two (bench/configs/forward_cluster_explore.json)
+# verified, then timed with cuDNN on GCONV_CLUSTER_SET, the per-shape best and winners.txt.
+cluster() {
+  local verify=($bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1
+    --repeat 2 --kernel-timeout 20 --config bench/configs/forward_cluster_explore.json)
+  "${verify[@]}" --problems forward_2d_test_validation,forward_3d_test_validation \
+    --output "$1/verify_cluster_test_validation.csv" 2>&1 | tail -1
+  "${verify[@]}" --problems-file scripts/device/wgmma_problems.json \
+    --output "$1/verify_cluster_wgmma_problems.csv" 2>&1 | tail -1
+  python3 bench/report.py "$1"/verify_*.csv | tail -6
+  pools_with_cudnn "$1" cluster "${GCONV_CLUSTER_SET:-bench/baselines/compute_tail_probe.json}" -- \
+    bench/configs/forward_cluster_explore.json
+}
+
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
 # default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
 # say (a kernel that won no probe never runs there), then the per-shape best and the winners
@@ -297,6 +315,7 @@ for part in "${parts[@]}"; do
     dwx) export -f dwx pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "dwx '$out/$part'" ;;
     narrow) export -f narrow pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
     n48) export -f n48 pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "n48 '$out/$part'" ;;
+    cluster) export -f cluster pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "cluster '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;

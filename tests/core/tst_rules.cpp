@@ -337,6 +337,37 @@ private slots:
         expect_only(w, "sm_90a", Rule::ChannelPad, "tensor maps");
     }
 
+    // Clusters of two blocks along N: the persistent forward wgmma kernels (direct or
+    // cshufflebuf epilogue, intrawave, no split-K, N tails handled) on sm_90a only.
+    void cluster() {
+        KernelConfig w = wgmma_base();
+        w.epilogue = Epilogue::CShuffleBuf;
+        w.cluster_n = 2;
+        const auto ok = check_legality(w, specs().get("sm_90a"), specs());
+        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        KernelConfig c = w;
+        c.epilogue = Epilogue::CShuffle;
+        expect_only(c, "sm_90a", Rule::Cluster, "persistent grid");
+        c = w;
+        c.cluster_n = 4;
+        expect_only(c, "sm_90a", Rule::Cluster, "1 or 2");
+        c = w;
+        c.pad_n = false;
+        expect_only(c, "sm_90a", Rule::Cluster, "pad_n");
+        c = w;
+        c.variant = Variant::BwdData;
+        bool found = false;
+        for (const auto& r : check_legality(c, specs().get("sm_90a"), specs()))
+            found |= r.rule == Rule::Cluster && r.message.find("forward only") != std::string::npos;
+        QVERIFY(found);
+        c = legal_base();
+        c.cluster_n = 2;
+        expect_only(c, "sm_90", Rule::Cluster, "wgmma");
+        c = w;
+        for (const auto& r : check_legality(c, specs().get("sm_90"), specs()))
+            QVERIFY(r.rule != Rule::Cluster || r.message.find("wgmma") != std::string::npos);
+    }
+
     void epilogue() {
         auto c = legal_base();
         c.epilogue = Epilogue::Direct;
@@ -393,7 +424,7 @@ private slots:
     }
 
     void every_rule_has_an_id() {
-        for (int r = 0; r <= int(Rule::ChannelPad); ++r) QVERIFY(rule_id(Rule(r)) != "?");
+        for (int r = 0; r <= int(Rule::Where); ++r) QVERIFY(rule_id(Rule(r)) != "?");
     }
 
     void wgmma_pipeline_on_sm90a_only() {

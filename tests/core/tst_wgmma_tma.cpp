@@ -366,6 +366,45 @@ private slots:
         QCOMPARE(seq.steps[0].kernel.grid_y, plan.grid_y);
     }
 
+    // A cluster of two blocks walks tile groups (one M tile, two N tiles): the persistent grid
+    // launches whole clusters, at most one block per multiprocessor, never more groups than
+    // there are; it loads through the tensor maps only (its A is a multicast copy), so a problem
+    // without them is refused with the reason, and the sequence carries the cluster size.
+    void a_cluster_launches_whole_clusters_and_needs_the_maps() {
+        KernelConfig c = wgmma_config();
+        c.epilogue = Epilogue::CShuffleBuf;
+        c.cluster_n = 2;
+        const Problem p = grouped_2d();
+        const LaunchSequence seq = plan_sequence(c, p);
+        const KernelStep& k = seq.steps[0].kernel;
+        QVERIFY(k.persistent);
+        QCOMPARE(k.cluster, 2u);
+        QVERIFY(seq.tma.required && seq.tma.enabled);
+        const unsigned groups = k.grid_x * ((k.grid_y + 1) / 2) * k.grid_z;
+        QVERIFY(groups > 2);
+        QCOMPARE(step_grid(k, 132).x, std::min(2 * groups, 132u));
+        QCOMPARE(step_grid(k, 3).x, 2u); // one whole cluster where 3 blocks fit
+        QCOMPARE(step_grid(k, 1).x, 2u); // never half a cluster
+        QCOMPARE(step_grid(k, 1).y, 1u);
+        KernelStep odd = k;
+        odd.grid_x = 1, odd.grid_y = 3, odd.grid_z = 1; // N tiles 0-1 and 2 (+ one past N)
+        QCOMPARE(step_grid(odd, 132).x, 4u);
+        c.cluster_n = 1;
+        QCOMPARE(plan_sequence(c, p).steps[0].kernel.cluster, 1u);
+        QVERIFY(!plan_sequence(c, p).tma.required);
+        c.cluster_n = 2;
+        Problem no_maps = p;
+        no_maps.C = no_maps.K =
+            2 * 72; // C/G 72 in 2 groups: a 64-channel copy reads the next group
+        QVERIFY(!plan_wgmma_tma(c, no_maps).enabled);
+        c.cluster_n = 1;
+        QVERIFY(is_supported(c, no_maps).ok); // the lone block's cp.async producer runs it
+        c.cluster_n = 2;
+        const SupportCheck s = is_supported(c, no_maps);
+        QVERIFY(!s.ok);
+        QVERIFY2(s.reason.find("cluster") != std::string::npos, s.reason.c_str());
+    }
+
     // cshufflebuf shuffles C through a buffer after the ring: persistent like the direct
     // epilogue, and its shared memory holds the ring and that buffer side by side, with as
     // many stages as fit beside it (256 x 128: 3 of 48 KiB + 68 KiB of C, under 227 KiB).

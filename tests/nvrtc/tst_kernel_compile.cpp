@@ -20,9 +20,10 @@ namespace {
 struct Result {
     bool ok;
     std::string log;
+    std::string ptx;
 };
 
-Result compile(const std::string& source) {
+Result compile(const std::string& source, const std::string& arch = "sm_90") {
     std::vector<const char*> names, bodies;
     std::vector<std::string> storage;
     for (const EmbeddedFile& f : embedded::files()) {
@@ -37,14 +38,23 @@ Result compile(const std::string& source) {
     if (nvrtcCreateProgram(&prog, source.c_str(), "gconv_kernel.cu", int(bodies.size()),
                            bodies.data(), names.data()) != NVRTC_SUCCESS)
         return {false, "nvrtcCreateProgram failed"};
-    const char* opts[] = {"--gpu-architecture=sm_90", "-std=c++17", "--ptxas-options=-v"};
-    const nvrtcResult r = nvrtcCompileProgram(prog, 3, opts);
+    // The options jit::platform_options gives NVIDIA targets (gconv_gpu, which this test does
+    // not link), and ptxas' report.
+    const std::string gpu = "--gpu-architecture=" + arch;
+    const char* opts[] = {gpu.c_str(), "-std=c++17", "-default-device",
+                          "-DGCONV_DEVICE_PLATFORM_NVIDIA=1", "--ptxas-options=-v"};
+    const nvrtcResult r = nvrtcCompileProgram(prog, 5, opts);
     size_t n = 0;
     nvrtcGetProgramLogSize(prog, &n);
     std::string log(n, '\0');
     nvrtcGetProgramLog(prog, log.data());
+    std::string ptx;
+    if (r == NVRTC_SUCCESS && nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS) {
+        ptx.resize(n);
+        nvrtcGetPTX(prog, ptx.data());
+    }
     nvrtcDestroyProgram(&prog);
-    return {r == NVRTC_SUCCESS, log};
+    return {r == NVRTC_SUCCESS, log, ptx};
 }
 
 std::string ptxas_summary(const std::string& log) {
@@ -122,6 +132,38 @@ private slots:
         QVERIFY2(s.ok, s.reason.c_str());
         const Result r = compile(generate_kernel_source(c));
         QVERIFY2(r.ok, r.log.c_str());
+        qInfo("%s", ptxas_summary(r.log).c_str());
+        QVERIFY(r.log.find("ptxas info") != std::string::npos);
+    }
+    // The persistent wgmma kernels for sm_90a (the only target where the wgmma path exists),
+    // alone and in clusters of two blocks sharing A by multicast: 2D and 3D, cshufflebuf and
+    // direct epilogues. The cluster size is compiled in (the entry's cluster dims).
+    void wgmma_cluster_kernels_compile_for_sm90a_data() {
+        QTest::addColumn<int>("ndim");
+        QTest::addColumn<int>("cluster");
+        QTest::addColumn<bool>("cshufflebuf");
+        QTest::newRow("2d cshufflebuf") << 2 << 1 << true;
+        QTest::newRow("2d cshufflebuf cluster 2") << 2 << 2 << true;
+        QTest::newRow("2d direct cluster 2") << 2 << 2 << false;
+        QTest::newRow("3d cshufflebuf cluster 2") << 3 << 2 << true;
+    }
+    void wgmma_cluster_kernels_compile_for_sm90a() {
+        QFETCH(int, ndim);
+        QFETCH(int, cluster);
+        QFETCH(bool, cshufflebuf);
+        KernelConfig c =
+            make(DataType::BF16, ndim, 256, 128, 64, 8, 1, 16, 128, 16, Pipeline::CompV5,
+                 Scheduler::Intrawave, cshufflebuf ? Epilogue::CShuffleBuf : Epilogue::Direct, 8, 8,
+                 cshufflebuf ? 8 : 2, 1, false);
+        c.cluster_n = cluster;
+        const std::string source = generate_kernel_source(c);
+        QCOMPARE(source.find("GCONV_CLUSTER_DIMS(2)") != std::string::npos, cluster == 2);
+        const Result r = compile(source, "sm_90a");
+        QVERIFY2(r.ok, r.log.c_str());
+        // The entry carries its cluster shape (a plain launch then forms the clusters), and
+        // only a cluster kernel multicasts.
+        QCOMPARE(r.ptx.find(".reqnctapercluster 2, 1, 1") != std::string::npos, cluster == 2);
+        QCOMPARE(r.ptx.find("multicast::cluster") != std::string::npos, cluster == 2);
         qInfo("%s", ptxas_summary(r.log).c_str());
         QVERIFY(r.log.find("ptxas info") != std::string::npos);
     }

@@ -143,6 +143,9 @@ void PoolTableModel::addConfigColumns(std::function<const KernelConfig&(int)> co
         [](const KernelConfig& c) { return yesNo(c.channel_pad); },
         [](const KernelConfig& c) { return int(c.channel_pad); }, false);
     add(
+        tr("cn"), tr("cluster_n: blocks of a cluster along N sharing A by multicast"),
+        [](const KernelConfig& c) { return c.cluster_n; }, none, true);
+    add(
         tr("wg"), tr("num_wave_groups"), [](const KernelConfig& c) { return c.num_wave_groups; },
         none, true);
     add(

@@ -167,8 +167,8 @@ TraitForm::TraitForm(QWidget* parent) : QWidget(parent) {
     addEditor(form, numbers("warp_tile", Shape::Triple));
 
     section(outer, tr("Memory and occupancy"), &form);
-    for (const char* key :
-         {"vector_size_a", "vector_size_b", "vector_size_c", "block_per_cu", "num_wave_groups"})
+    for (const char* key : {"vector_size_a", "vector_size_b", "vector_size_c", "block_per_cu",
+                            "num_wave_groups", "cluster_n"})
         addEditor(form, numbers(key, Shape::Integer));
 
     section(outer, tr("Name suffixes"), &form);

@@ -29,8 +29,9 @@ const std::vector<KernelTrait>& kernel_traits() {
     static const std::vector<KernelTrait> all{
         KernelTrait::Pipeline,      KernelTrait::Scheduler,        KernelTrait::Tile,
         KernelTrait::Epilogue,      KernelTrait::DoubleSmemBuffer, KernelTrait::SplitImage,
-        KernelTrait::RuntimeFilter, KernelTrait::ChannelPad,       KernelTrait::GroupsToMerge,
-        KernelTrait::VectorWidths,  KernelTrait::WarpTile,         KernelTrait::WaveLayout};
+        KernelTrait::RuntimeFilter, KernelTrait::ChannelPad,       KernelTrait::Cluster,
+        KernelTrait::GroupsToMerge, KernelTrait::VectorWidths,     KernelTrait::WarpTile,
+        KernelTrait::WaveLayout};
     return all;
 }
 
@@ -52,6 +53,8 @@ std::string_view to_string(KernelTrait trait) {
         return "kx";
     case KernelTrait::ChannelPad:
         return "cpad";
+    case KernelTrait::Cluster:
+        return "cn";
     case KernelTrait::GroupsToMerge:
         return "gm";
     case KernelTrait::VectorWidths:
@@ -82,6 +85,8 @@ std::string trait_value(const KernelConfig& c, KernelTrait trait) {
         return c.runtime_filter ? "kx" : "no kx";
     case KernelTrait::ChannelPad:
         return c.channel_pad ? "cpad" : "no cpad";
+    case KernelTrait::Cluster:
+        return "cn" + std::to_string(c.cluster_n);
     case KernelTrait::GroupsToMerge:
         return "gm" + std::to_string(c.num_groups_to_merge);
     case KernelTrait::VectorWidths:
