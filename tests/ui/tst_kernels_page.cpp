@@ -191,6 +191,14 @@ private slots:
             return std::any_of(c.reasons.begin(), c.reasons.end(),
                                [](const CullReason& r) { return r.rule == Rule::Where; });
         }));
+        // A where that does not parse: the error names the field and the place, and the
+        // counts stay those of the last good document.
+        const int good = page.legalCount();
+        QTest::keyClicks(where, QStringLiteral(" and"));
+        QVERIFY(waitIdle(page));
+        QVERIFY2(page.jsonError().contains(QStringLiteral(": where: filter")),
+                 qPrintable(page.jsonError()));
+        QCOMPARE(page.legalCount(), good);
         where->clear();
         QTest::keyClick(where, Qt::Key_Space);
         QTest::keyClick(where, Qt::Key_Backspace);
