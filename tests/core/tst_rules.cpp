@@ -61,6 +61,11 @@ class TestRules : public QObject {
         QVERIFY2(all.find(needle) != std::string::npos, all.c_str());
     }
 
+    void expect_legal(const KernelConfig& c, const std::string& arch) {
+        const auto reasons = check_legality(c, specs().get(arch), specs());
+        QVERIFY2(reasons.empty(), reasons.empty() ? "" : reasons.front().message.c_str());
+    }
+
 private slots:
     void base_is_legal_everywhere_it_fits() {
         for (const auto& arch : {"sm_80", "sm_89", "sm_90", "gfx950"}) {
@@ -343,8 +348,7 @@ private slots:
         KernelConfig w = wgmma_base();
         w.epilogue = Epilogue::CShuffleBuf;
         w.cluster_n = 2;
-        const auto ok = check_legality(w, specs().get("sm_90a"), specs());
-        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        expect_legal(w, "sm_90a");
         KernelConfig c = w;
         c.epilogue = Epilogue::CShuffle;
         expect_only(c, "sm_90a", Rule::Cluster, "persistent grid");
@@ -384,8 +388,7 @@ private slots:
         expect_only(c, "gfx950", Rule::Epilogue, "wgmma pipeline only");
         KernelConfig w = wgmma_base();
         w.epilogue = Epilogue::CShuffleBuf;
-        const auto ok = check_legality(w, specs().get("sm_90a"), specs());
-        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        expect_legal(w, "sm_90a");
         // With a C tile beside it, a ring of 3 stages of 256 + 256 rows no longer fits.
         w.tile_m = 256;
         w.wave_m = 8;
@@ -403,8 +406,7 @@ private slots:
         c.epilogue = Epilogue::CShuffleBuf;
         c.tile_n = 128;
         c.warp_tile_n = 128;
-        const auto ok = check_legality(c, specs().get("sm_90a"), specs());
-        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        expect_legal(c, "sm_90a");
         c.epilogue = Epilogue::CShuffle;
         expect_only(c, "sm_90a", Rule::Wgmma, "leaves the ring");
         c.epilogue = Epilogue::Direct;
@@ -429,8 +431,7 @@ private slots:
 
     void wgmma_pipeline_on_sm90a_only() {
         const KernelConfig c = wgmma_base();
-        const auto ok = check_legality(c, specs().get("sm_90a"), specs());
-        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        expect_legal(c, "sm_90a");
         // 384 threads: the producer warpgroup comes on top of the 8 consumer warps.
         QCOMPARE(block_threads(c, specs().get("sm_90a")), 384);
         // Plain sm_90 has no warpgroup warp tiles (its compv5 stays mma.sync).
@@ -456,8 +457,7 @@ private slots:
     void wgmma_backward_directions() {
         KernelConfig d = wgmma_base();
         d.variant = Variant::BwdData;
-        const auto ok = check_legality(d, specs().get("sm_90a"), specs());
-        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        expect_legal(d, "sm_90a");
         KernelConfig w = wgmma_base();
         w.variant = Variant::BwdWeight;
         QVERIFY(check_legality(w, specs().get("sm_90a"), specs()).empty());
@@ -513,8 +513,7 @@ private slots:
         w.variant = Variant::BwdWeight;
         w.tile_n = 192;
         w.warp_tile_n = 192;
-        const auto ok = check_legality(w, specs().get("sm_90a"), specs());
-        QVERIFY2(ok.empty(), ok.empty() ? "" : ok.front().message.c_str());
+        expect_legal(w, "sm_90a");
         KernelConfig f = w;
         f.variant = Variant::Forward;
         expect_only(f, "sm_90a", Rule::Wgmma, "192 for bwd_weight");
