@@ -6,10 +6,12 @@ are never kept, so only kernels that come near the best of every pool stay); the
 --base trait config with its tile records (tile, wave layout, warp tile), block_per_cu values
 and runtime_filter values (`_kx` kernels) cut down to those of the kept kernels. Every other axis
 stays as --base has it, so this suits pools that vary only those (the cartesian product may also
-bring back a few combinations that were not kept; their count is printed). Per problem it prints the best
-kernel and how many are kept.
+bring back a few combinations that were not kept; their count is printed). With --exact the output
+also gets a top-level "where" naming the kept kernels (c.name in [...]), so the pool is exactly
+them whatever axes the exploration varied (vectors, channel_pad, ...). Per problem it prints the
+best kernel and how many are kept.
 
-usage: bench/pool_from_runs.py --base EXPLORE.json [--within 3] [--match RE]
+usage: bench/pool_from_runs.py --base EXPLORE.json [--within 3] [--match RE] [--exact]
                                [--against OTHER.csv]... [--description TEXT]
                                -o OUT.json RUN.csv [RUN.csv ...]
 exit status: 0 written, 1 bad input (no verified cell, a kernel name it cannot read), 2 usage.
@@ -61,6 +63,8 @@ def main():
                     help="a run of another pool (repeatable): it sets the best, none of its "
                          "kernels is kept")
     ap.add_argument("--description", help="the output config's description")
+    ap.add_argument("--exact", action="store_true",
+                    help="add a top-level where that keeps exactly the kept kernels")
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("runs", nargs="+")
     args = ap.parse_args()
@@ -114,6 +118,10 @@ def main():
         tc["runtime_filter"] = {"values": sorted(filters)}
     if args.description:
         config["description"] = args.description
+    if args.exact:
+        names = ", ".join(f"'{k}'" for k in sorted(kept))
+        config = {**{k: v for k, v in config.items() if k not in ("where", "trait_config")},
+                  "where": f"c.name in [{names}]", "trait_config": tc}
     with open(args.output, "w") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
@@ -122,7 +130,9 @@ def main():
           f"{len(filters)} runtime_filter = {combos} configurations before the rules -> "
           f"{args.output}")
     extra = combos - len(kept)
-    if extra > 0:
+    if args.exact:
+        print(f"  its where keeps exactly the {len(kept)} kept kernels")
+    elif extra > 0:
         print(f"  ({extra} combinations of a kept tile with another kept block_per_cu or "
               f"runtime_filter were not kept themselves)")
     return 0

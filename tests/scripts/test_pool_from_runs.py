@@ -124,6 +124,27 @@ class PoolFromRuns(unittest.TestCase):
         self.assertEqual(len(config["tile"]["values"]), 2)
         self.assertIn("2 kernels kept: 2 tiles x 1 block_per_cu x 2 runtime_filter", p.stdout)
 
+    def test_exact_names_the_kept_kernels_in_a_where(self):
+        a, b, c = name(1024, 16, 1, 4), name(512, 8, 1, 2, bpc=2), name(256, 32, 1, 8)
+        with open(self.base) as f:
+            base = json.load(f)
+        base["where"] = "c.tile_m > 0"  # the exploration's own where gives way to the names
+        with open(self.base, "w") as f:
+            json.dump(base, f)
+        rows = [(a, "p1", "1.00", "ok", "true"), (b, "p2", "1.00", "ok", "true"),
+                (c, "p2", "1.50", "ok", "true")]
+        p, out = self.run_script(rows, "--exact")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        config = json.load(open(out))
+        self.assertEqual(config["where"], f"c.name in ['{a}', '{b}']")  # sorted
+        self.assertEqual(list(config)[-2:], ["where", "trait_config"])
+        self.assertIn("keeps exactly the 2 kept kernels", p.stdout)
+        # Two tiles x two block_per_cu: without --exact the product holds two more, and the
+        # base's own where stays.
+        p, out = self.run_script(rows)
+        self.assertEqual(json.load(open(out))["where"], "c.tile_m > 0")
+        self.assertIn("2 combinations", p.stdout)
+
     def test_nothing_near_the_other_pools_is_refused(self):
         a, c = name(1024, 16, 1, 4), name(256, 32, 1, 8)
         other = self.write_runs("other.csv", [(c, "p1", "0.50", "ok", "true")])
