@@ -78,6 +78,9 @@ bool is_warpgroup_tile(const KernelConfig& c) {
     return c.dtype != DataType::FP32 && c.warp_tile_m == 16 && c.warp_tile_n >= 64 &&
            c.warp_tile_k == 16;
 }
+bool any_width_tile_n(const KernelConfig& c) {
+    return c.variant == Variant::Forward && c.tile_n % 16 == 0 && c.tile_n > 0 && c.tile_n <= 256;
+}
 bool uses_wgmma(const KernelConfig& c) {
     return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_n == 1 &&
            c.warp_tile_n == c.tile_n;
@@ -247,8 +250,7 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
                            {"warp_tile_m", c.warp_tile_m},
                            {"warp_tile_n", c.warp_tile_n},
                            {"warp_tile_k", c.warp_tile_k}})
-        if (!pow2_in(v, 1, 256) && !(std::string_view(name) == "tile_n" &&
-                                     c.variant == Variant::Forward && v % 16 == 0 && v <= 256))
+        if (!pow2_in(v, 1, 256) && !(std::string_view(name) == "tile_n" && any_width_tile_n(c)))
             r.fail(name, ": must be a power of two in [1, 256]",
                    std::string_view(name) == "tile_n" ? " (forward: or a multiple of 16)" : "",
                    " (got ", v, ")");

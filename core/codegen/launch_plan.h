@@ -32,6 +32,10 @@ inline constexpr int64_t k_max_piece_elements = INT32_MAX;
 bool uses_mma(const KernelConfig& config);
 // A warpgroup warp tile (16 x N>=64 x 16, bf16/fp16): each warp's share of a wgmma.m64nNk16.
 bool is_warpgroup_tile(const KernelConfig& config);
+// A forward tile_n that is not a power of two but a multiple of 16 up to 256: output channels
+// come in 48s (144, 240, 672...), so a tile fits them. The rules and is_supported both admit it;
+// the backward kernels were not emulated with such tiles and keep powers of two.
+bool any_width_tile_n(const KernelConfig& config);
 // compv5 built for sm_90a as the warp-specialised wgmma pipeline (core/kernels/gconv_wgmma.h):
 // a warpgroup warp tile with warp_tile_n == tile_n and wave layout [4 x consumers, 1, 1].
 bool uses_wgmma(const KernelConfig& config);

@@ -203,16 +203,11 @@ private:
     }
 
     void tile_shape() {
-        // A forward tile_n counts output channels, which the models' layers hold in multiples
-        // of 48 (144, 240, 480, 672...) more often than of 128: any multiple of 16 up to 256
-        // (whole mma fragments; warp_coverage checks the warps) is a tile, so a 144-channel
+        // A forward tile_n may be any multiple of 16 up to 256 (any_width_tile_n: a 144-channel
         // layer runs in one 144-wide tile, not a 128-wide one and a 128-wide one computing 16
-        // columns. A warpgroup tile's N is one wgmma instruction's, which the wgmma rule
-        // restricts (192 for bwd_weight).
-        // Forward only: the backward kernels have not been emulated with such tiles.
-        const bool any_n =
-            (c_.variant == Variant::Forward && c_.tile_n % 16 == 0 && c_.tile_n <= 256) ||
-            (is_warpgroup_tile(c_) && c_.tile_n == 192);
+        // columns; warp_coverage checks the warps). A warpgroup tile's N is one wgmma
+        // instruction's, which the wgmma rule restricts (192 for bwd_weight).
+        const bool any_n = any_width_tile_n(c_) || (is_warpgroup_tile(c_) && c_.tile_n == 192);
         for (auto [name, v] : {std::pair{"tile_m", c_.tile_m},
                                {"tile_n", c_.tile_n},
                                {"tile_k", c_.tile_k},
