@@ -59,12 +59,14 @@ GCONV_DEVICE void mbar_wait(u32 bar, u32 parity) {
                      : "memory");
     } while (!done);
 }
-// Arrives on mbarrier `bar` of block `cta` of the cluster (the same shared offset there).
+// Arrives on mbarrier `bar` of block `cta` of the cluster (the same shared offset there). The
+// arrival only says that this block's wgmma reads of a stage are done, so it releases at block
+// scope: a cluster-scope release would also wait until the previous tile's output stores are
+// visible across the cluster, on every stage of the main loop.
 GCONV_DEVICE void mbar_arrive_cluster(u32 bar, u32 cta) {
     u32 remote;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(cta));
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
-                 : "memory");
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 // Every thread of every block of the cluster meets (threads arrive one by one: not .aligned).
 GCONV_DEVICE void cluster_sync() {
@@ -711,6 +713,10 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             }
             it += ktiles;
         }
+        // The producer warp's other lanes wait here for the issuing lane, not at the cluster
+        // barrier beside a lane that still issues copies.
+        if constexpr (S::CLUSTER > 1)
+            if (warp == 0) __syncwarp();
     } else {
         if constexpr (CONSUMERS > 1) regs_inc<S::CONSUMER_REGS>();
         const int cw = warp - 4; // consumer warp index
