@@ -13,9 +13,10 @@
 //      halo (a matrix row is one output pixel's 8 channels of one tap: 16 contiguous bytes), the
 //      filter fragments by ldmatrix, and mma.sync m16n8k16 with fp32 accumulators.
 //   3. Accumulators are stored from registers (2 channels per lane and row).
-// The filter is staged once per block. Without kDoubleBuffer a block computes one tile; with it
-// the block walks tiles blockIdx.x, + gridDim.x, ... with two halo buffers, copying the next
-// tile's halo while the warps multiply the current one.
+// The filter is staged once per block. Blocks are read in launch order as (tile block, channel
+// run) with the run fastest (launch_order_block). Without kDoubleBuffer a block computes one
+// tile; with it tile block b walks tiles b, b + gridDim.x, ... with two halo buffers, copying the
+// next tile's halo while the warps multiply the current one.
 // A unit is one group when C/G >= 8 (C/G a multiple of 8), else 8 / (C/G) consecutive groups
 // whose filter is staged block-diagonally (zeros between different groups), so every ldmatrix
 // row is still 8 channels of one tap. The reduction index is tap * UC + channel of the unit,
@@ -494,16 +495,15 @@ GCONV_DEVICE void compute_tile(const ConvParams& p, const Phase& ph, const Geome
     }
 }
 
-// A block walks tiles blockIdx.x, + gridDim.x, ... of its channel run (one tile without dsb).
+// Tile block `block` walks tiles block, + blocks, ... of channel run ch0 (one tile without dsb).
 // With dsb the halo has two buffers and the copy of the next tile runs under the MMAs of this
 // one; the filter is staged once per block either way.
 template <class Cfg>
-GCONV_DEVICE void run(const ConvParams& p, const Phase& ph, int block, int blocks) {
+GCONV_DEVICE void run(const ConvParams& p, const Phase& ph, int block, int blocks, int ch0) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
     constexpr bool DSB = Cfg::kDoubleBuffer != 0;
     const Geometry g = geometry<S>(p);
-    const int ch0 = static_cast<int>(blockIdx.y) * S::CB;
     const int present = p.C - ch0 < S::CB ? p.C - ch0 : S::CB; // whole units (C % UC == 0)
     const int units = present / S::UC;
     const int tiles = p.N * (S::D3 ? p.Do : 1) * g.tiles_h * g.tiles_w;
@@ -543,7 +543,7 @@ GCONV_DEVICE void run(const ConvParams& p, const Phase& ph, int block, int block
 }
 
 // The plane walk (3D with double_smem_buffer): a block takes columns of tiles (image, row tile,
-// column tile) blockIdx.x, + gridDim.x, ... and walks each one's output planes in order. Input
+// column tile) block, + blocks, ... and walks each one's output planes in order. Input
 // planes live in a ring of halo_d + stride_d halo planes (input plane id in slot (id + pad_d) %
 // ring), so a step copies only the stride_d planes the next output plane adds, under the MMAs
 // of this one, and each input plane crosses L2 -> SM once per column instead of once per tap
@@ -595,11 +595,10 @@ template <class S> struct PlaneColumn {
 // Forward / bwd_data's plane walk: the filter and tables are staged once per block; the
 // reduction's halo offsets are rebuilt per plane from their in-plane part and tap plane.
 template <class Cfg>
-GCONV_DEVICE void run_planes(const ConvParams& p, const Phase& ph, int block, int blocks) {
+GCONV_DEVICE void run_planes(const ConvParams& p, const Phase& ph, int block, int blocks, int ch0) {
     typedef Shape<Cfg> S;
     typedef typename S::T T;
     const Geometry g = geometry<S>(p);
-    const int ch0 = static_cast<int>(blockIdx.y) * S::CB;
     const int present = p.C - ch0 < S::CB ? p.C - ch0 : S::CB;
     const int units = present / S::UC;
     const int ring = g.hd + p.stride_d;
@@ -641,30 +640,42 @@ GCONV_DEVICE void run_planes(const ConvParams& p, const Phase& ph, int block, in
 }
 
 template <class Cfg>
-GCONV_DEVICE void run_view(const ConvParams& p, const Phase& ph, int block, int blocks) {
+GCONV_DEVICE void run_view(const ConvParams& p, const Phase& ph, int block, int blocks, int ch0) {
     if constexpr (Shape<Cfg>::D3 && Cfg::kDoubleBuffer != 0)
-        run_planes<Cfg>(p, ph, block, blocks);
+        run_planes<Cfg>(p, ph, block, blocks, ch0);
     else
-        run<Cfg>(p, ph, block, blocks);
+        run<Cfg>(p, ph, block, blocks, ch0);
+}
+
+// The grid's blocks in launch order (x fastest), read as channel run fastest: the blocks resident
+// at the same time then copy every channel run of the same input pixels, whole NHWC pixel rows
+// out of DRAM, instead of one run's slice of each pixel (64 of every 1024 bytes at C 512 and
+// tile_n 32, which held DRAM at 58% of its peak on a C/G 8 stride-2 shape).
+GCONV_DEVICE int launch_order_block() {
+    return static_cast<int>(blockIdx.x) +
+           static_cast<int>(gridDim.x) * static_cast<int>(blockIdx.y);
 }
 
 // Forward, and stride-1 bwd_data on its view (the host's: p is the view, the stored filter read
 // rotated). p stays in the parameter bank, so it costs no registers.
 template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
-    run_view<Cfg>(p, identity_phase(p), static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x));
+    const int runs = static_cast<int>(gridDim.y), b = launch_order_block();
+    run_view<Cfg>(p, identity_phase(p), b / runs, static_cast<int>(gridDim.x),
+                  (b % runs) * Shape<Cfg>::CB);
 }
 
 // bwd_data with a stride (entry gconv_phases): p is the bwd_data problem; each block derives its
-// phase's view. Grid x holds the phases fastest (block x = tile block * phases + phase), so the
-// phases of a dIn region run side by side and their interleaved stores meet in L2.
+// phase's view. After the channel run, the phases are fastest (grid x = tile blocks x phases), so
+// the phases of a dIn region run side by side and their interleaved stores meet in L2.
 template <class Cfg> GCONV_DEVICE void bwd_data_phases(const ConvParams& p) {
     static_assert(Shape<Cfg>::VIEW_FILTER, "the phases read the stored filter");
-    const int bx = static_cast<int>(blockIdx.x), gx = static_cast<int>(gridDim.x);
+    const int runs = static_cast<int>(gridDim.y), b = launch_order_block();
+    const int bx = b / runs, gx = static_cast<int>(gridDim.x);
     const int phases = p.stride_h * p.stride_w;
     ConvParams v;
     Phase ph;
     bwd_data_view(p, bx % phases, v, ph);
-    run_view<Cfg>(v, ph, bx / phases, gx / phases);
+    run_view<Cfg>(v, ph, bx / phases, gx / phases, (b % runs) * Shape<Cfg>::CB);
 }
 
 } // namespace direct_mma
