@@ -193,6 +193,23 @@ GCONV_DEVICE int stored_tap(const ConvParams& v, const Phase& ph, int vt) {
     return ((ph.Z - 1 - tz) * ph.Y + y) * ph.X + x;
 }
 
+// Halo columns. Under stride_w 2 the 8 rows of an ldmatrix (8 adjacent output columns of one
+// tap) would read halo columns 2 apart, an even number of 16-byte units, so two rows would share
+// a bank group; the halo then keeps the even input columns first and the odd ones after them
+// (slot = (x & 1) * ceil(hw / 2) + x / 2): adjacent output columns of any tap sit in adjacent
+// slots, and output column c of tap column x reads slot c + slot(x).
+GCONV_DEVICE int halo_slot(const ConvParams& p, const Geometry& g, int hx) {
+    return p.stride_w == 2 ? (hx & 1) * ((g.hw + 1) >> 1) + (hx >> 1) : hx;
+}
+// Halo slots between adjacent output columns.
+GCONV_DEVICE int column_slots(const ConvParams& p) {
+    return p.stride_w == 2 ? 1 : p.stride_w;
+}
+// Halo element offset of output pixel (row r, column c) of a tile, tap (0, 0).
+GCONV_DEVICE int pixel_offset(const ConvParams& p, const Geometry& g, int r, int c, int pstride) {
+    return (r * p.stride_h * g.hw + c * column_slots(p)) * pstride;
+}
+
 // Byte offset into the halo of the reduction's 8-channel half h (tap * UC + channel c0):
 // taps run x fastest, then y, then z (GKZYXC); padding halves read tap 0.
 template <class S> GCONV_DEVICE int tap_offset(const ConvParams& p, const Geometry& g, int h) {
@@ -204,7 +221,8 @@ template <class S> GCONV_DEVICE int tap_offset(const ConvParams& p, const Geomet
         tap -= tz * p.Y * p.X;
     }
     const int ty = tap / p.X, tx = tap - ty * p.X;
-    return ((((tz * p.dilation_d) * g.hh + ty * p.dilation_h) * g.hw + tx * p.dilation_w) *
+    return ((((tz * p.dilation_d) * g.hh + ty * p.dilation_h) * g.hw +
+             halo_slot(p, g, tx * p.dilation_w)) *
                 S::PSTRIDE +
             c0) *
            2;
@@ -241,7 +259,7 @@ GCONV_DEVICE void load_plane(const ConvParams& p, const Geometry& g, typename S:
         const bool ok = plane_ok && static_cast<unsigned>(ih) < static_cast<unsigned>(p.Hi) &&
                         static_cast<unsigned>(iw) < static_cast<unsigned>(p.Wi) && v * 8 < present;
         arch::copy_async<16>(
-            dst + (hy * g.hw + hx) * S::PSTRIDE + v * 8,
+            dst + (hy * g.hw + halo_slot(p, g, hx)) * S::PSTRIDE + v * 8,
             ok ? static_cast<const void*>(in + (ih * p.Wi + iw) * p.C + v * 8) : p.in, ok);
     });
 }
@@ -364,7 +382,7 @@ GCONV_DEVICE void stage_tables(const ConvParams& p, const Phase& ph, const Geome
             const int ml = r * g.tw + c;
             if (ml >= rows) continue;
             const bool in_tile = ml < g.tile_pixels;
-            pix[ml] = in_tile ? (r * p.stride_h * g.hw + c * p.stride_w) * S::PSTRIDE : 0;
+            pix[ml] = in_tile ? pixel_offset(p, g, r, c, S::PSTRIDE) : 0;
             rc[ml] = in_tile ? (r << 16) | c : -1;
         }
 }

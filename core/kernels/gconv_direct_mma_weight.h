@@ -88,7 +88,7 @@ GCONV_DEVICE void stage_weight_tables(const ConvParams& p, const Geometry& g, in
     for (int ml = tid; ml < rows; ml += S::THREADS) {
         const int r = ml / g.tw, c = ml - r * g.tw;
         const bool in_tile = ml < g.tile_pixels;
-        pix[ml] = in_tile ? (r * p.stride_h * g.hw + c * p.stride_w) * S::PSTRIDE : 0;
+        pix[ml] = in_tile ? pixel_offset(p, g, r, c, S::PSTRIDE) : 0;
         rc[ml] = in_tile ? (r << 16) | c : -1;
     }
 }
