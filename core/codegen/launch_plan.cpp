@@ -242,6 +242,10 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
             r.fail("num_groups_to_merge: bwd_weight computes one group per block (got ",
                    c.num_groups_to_merge, "); merged groups would multiply the work by gm");
     }
+    // A warpgroup tile's N is one wgmma instruction's (the wgmma rule says which: 96, 160, 192 or
+    // 224 besides the powers of two), both as tile_n and as the warp tile's n.
+    const bool wgmma_n =
+        is_warpgroup_tile(c) && c.warp_tile_n == c.tile_n && c.tile_n % 32 == 0 && c.tile_n <= 256;
     for (auto [name, v] : {std::pair{"tile_m", c.tile_m},
                            {"tile_n", c.tile_n},
                            {"tile_k", c.tile_k},
@@ -249,11 +253,14 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
                            {"wave_n", c.wave_n},
                            {"warp_tile_m", c.warp_tile_m},
                            {"warp_tile_n", c.warp_tile_n},
-                           {"warp_tile_k", c.warp_tile_k}})
-        if (!pow2_in(v, 1, 256) && !(std::string_view(name) == "tile_n" && any_width_tile_n(c)))
+                           {"warp_tile_k", c.warp_tile_k}}) {
+        const std::string_view n = name;
+        const bool any_n =
+            (n == "tile_n" && (any_width_tile_n(c) || wgmma_n)) || (n == "warp_tile_n" && wgmma_n);
+        if (!pow2_in(v, 1, 256) && !any_n)
             r.fail(name, ": must be a power of two in [1, 256]",
-                   std::string_view(name) == "tile_n" ? " (forward: or a multiple of 16)" : "",
-                   " (got ", v, ")");
+                   n == "tile_n" ? " (forward: or a multiple of 16)" : "", " (got ", v, ")");
+    }
     if (r.failed) return {false, r.text.str()};
 
     const int warps = c.wave_m * c.wave_n;

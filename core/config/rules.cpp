@@ -687,12 +687,16 @@ private:
                      std::to_string(c_.warp_tile_n) + ", tile_n " + std::to_string(c_.tile_n) +
                      ", wave_n " + std::to_string(c_.wave_n) + ")");
         // N 192 exists for bwd_weight, whose N is C/G x taps: 1152 columns (C/G 128, 3x3) are
-        // six 192-wide tiles where 256 leaves half of the fifth empty.
+        // six 192-wide tiles where 256 leaves half of the fifth empty. Forward has every N in
+        // 32-steps from 64: a layer of 160 or 408 channels runs in one 160-wide tile or two
+        // 224-wide ones instead of 128-wide tiles whose last computes a few columns.
+        const bool forward_n = c_.variant == Variant::Forward && c_.tile_n % 32 == 0 &&
+                               c_.tile_n >= 64 && c_.tile_n <= 256;
         const bool n192 = c_.tile_n == 192 && c_.variant == Variant::BwdWeight;
-        if (c_.tile_n != 64 && c_.tile_n != 128 && c_.tile_n != 256 && !n192)
-            cull(Rule::Wgmma,
-                 "tile_n " + std::to_string(c_.tile_n) +
-                     " is not a wgmma N built here (64, 128, 256; 192 for bwd_weight)");
+        if (c_.tile_n != 64 && c_.tile_n != 128 && c_.tile_n != 256 && !n192 && !forward_n)
+            cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
+                                  " is not a wgmma N built here (64, 128, 256; forward also 96, "
+                                  "160, 192, 224; bwd_weight also 192)");
         if (wgmma_pingpong(c_)) {
             // Ping-pong (interwave): two consumer warpgroups on alternate whole tiles.
             if (c_.wave_m != 8)

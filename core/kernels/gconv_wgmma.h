@@ -241,21 +241,77 @@ template <int N, bool IS_HALF, bool MN> GCONV_DEVICE void wgmma_m64k16(float* d,
             : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D32(96)    \
             : "l"(a), "l"(b), "r"(1));                                                             \
     }
+// 16 accumulators d[o] ... d[o + 15] (the N 96, 160 and 224 shapes' last 16).
+#define GCONV_WGMMA_D16(o)                                                                         \
+    "+f"(d[o + 0]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3]), "+f"(d[o + 4]),                \
+        "+f"(d[o + 5]), "+f"(d[o + 6]), "+f"(d[o + 7]), "+f"(d[o + 8]), "+f"(d[o + 9]),            \
+        "+f"(d[o + 10]), "+f"(d[o + 11]), "+f"(d[o + 12]), "+f"(d[o + 13]), "+f"(d[o + 14]),       \
+        "+f"(d[o + 15])
+#define GCONV_WGMMA_M64N96K16(IS_HALF, TYPE, MN, TR)                                               \
+    template <> GCONV_DEVICE void wgmma_m64k16<96, IS_HALF, MN>(float* d, u64 a, u64 b) {          \
+        asm volatile(                                                                              \
+            "{\n .reg .pred p;\n setp.ne.b32 p, %50, 0;\n"                                         \
+            "wgmma.mma_async.sync.aligned.m64n96k16.f32." TYPE "." TYPE " "                        \
+            "{"                                                                                    \
+            "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"   \
+            "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
+            "%44,%45,%46,%47"                                                                      \
+            "}, %48, %49, p, 1, 1, " TR ", " TR ";\n}\n"                                           \
+            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D16(32)                                              \
+            : "l"(a), "l"(b), "r"(1));                                                             \
+    }
+#define GCONV_WGMMA_M64N160K16(IS_HALF, TYPE, MN, TR)                                              \
+    template <> GCONV_DEVICE void wgmma_m64k16<160, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
+        asm volatile(                                                                              \
+            "{\n .reg .pred p;\n setp.ne.b32 p, %82, 0;\n"                                         \
+            "wgmma.mma_async.sync.aligned.m64n160k16.f32." TYPE "." TYPE " "                       \
+            "{"                                                                                    \
+            "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"   \
+            "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
+            "%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64," \
+            "%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79"                          \
+            "}, %80, %81, p, 1, 1, " TR ", " TR ";\n}\n"                                           \
+            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D16(64)                         \
+            : "l"(a), "l"(b), "r"(1));                                                             \
+    }
+#define GCONV_WGMMA_M64N224K16(IS_HALF, TYPE, MN, TR)                                              \
+    template <> GCONV_DEVICE void wgmma_m64k16<224, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
+        asm volatile(                                                                              \
+            "{\n .reg .pred p;\n setp.ne.b32 p, %114, 0;\n"                                        \
+            "wgmma.mma_async.sync.aligned.m64n224k16.f32." TYPE "." TYPE " "                       \
+            "{"                                                                                    \
+            "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"   \
+            "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
+            "%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64," \
+            "%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85," \
+            "%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,"    \
+            "%105,%106,%107,%108,%109,%110,%111"                                                   \
+            "}, %112, %113, p, 1, 1, " TR ", " TR ";\n}\n"                                         \
+            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D16(96)    \
+            : "l"(a), "l"(b), "r"(1));                                                             \
+    }
 #define GCONV_WGMMA_ALL(N)                                                                         \
     GCONV_WGMMA_M64N##N##K16(false, "bf16", false, "0")                                            \
         GCONV_WGMMA_M64N##N##K16(true, "f16", false, "0")                                          \
             GCONV_WGMMA_M64N##N##K16(false, "bf16", true, "1")                                     \
                 GCONV_WGMMA_M64N##N##K16(true, "f16", true, "1")
 GCONV_WGMMA_ALL(64)
+GCONV_WGMMA_ALL(96)
 GCONV_WGMMA_ALL(128)
+GCONV_WGMMA_ALL(160)
 GCONV_WGMMA_ALL(192)
+GCONV_WGMMA_ALL(224)
 GCONV_WGMMA_ALL(256)
 #undef GCONV_WGMMA_ALL
 #undef GCONV_WGMMA_M64N64K16
+#undef GCONV_WGMMA_M64N96K16
 #undef GCONV_WGMMA_M64N128K16
+#undef GCONV_WGMMA_M64N160K16
 #undef GCONV_WGMMA_M64N192K16
+#undef GCONV_WGMMA_M64N224K16
 #undef GCONV_WGMMA_M64N256K16
 #undef GCONV_WGMMA_D32
+#undef GCONV_WGMMA_D16
 
 // Byte offset of element k (< 64) of row `row` in a 128-byte-swizzled operand tile.
 GCONV_DEVICE int swizzled(int row, int k) {

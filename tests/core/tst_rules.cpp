@@ -1,7 +1,9 @@
 // One test per culling rule: a legal configuration, changed in one way, is culled by exactly
 // the rule that owns that constraint, with a message naming what is wrong.
+#include "codegen/launch_plan.h"
 #include "config/arch_spec.h"
 #include "config/rules.h"
+#include "problem/problem.h"
 
 #include <QtTest>
 
@@ -40,6 +42,13 @@ KernelConfig wgmma_base() {
     c.warp_tile_n = 256;
     c.warp_tile_k = 16;
     return c;
+}
+
+// A 1x1 layer of 168 -> k channels on 12 images of 32 x 32.
+Problem problem_with_k(int k) {
+    Problem p;
+    p.N = 12, p.C = 168, p.K = k, p.Hi = 32, p.Wi = 32;
+    return p;
 }
 
 } // namespace
@@ -505,18 +514,39 @@ private slots:
         QVERIFY(check_legality(c, specs().get("sm_90a"), specs()).empty());
     }
 
-    // N 192 (m64n192k16) exists for bwd_weight, whose N (C/G x taps) is 1152 for C/G 128 with a
-    // 3x3 filter; elsewhere 192 stays culled, by the wgmma rule on the wgmma pipeline and by
-    // the tile shape on a backward mma.sync kernel.
-    void wgmma_n192_is_bwd_weight_only() {
+    // N 192 (m64n192k16) serves bwd_weight, whose N (C/G x taps) is 1152 for C/G 128 with a
+    // 3x3 filter, and forward, which also has N 96, 160 and 224 for layers whose width is not a
+    // multiple of 128. bwd_data keeps the powers of two; a backward mma.sync kernel's tile_n
+    // stays a power of two (tile shape).
+    void wgmma_n_between_powers_of_two() {
         KernelConfig w = wgmma_base();
         w.variant = Variant::BwdWeight;
         w.tile_n = 192;
         w.warp_tile_n = 192;
         expect_legal(w, "sm_90a");
-        KernelConfig f = w;
-        f.variant = Variant::Forward;
-        expect_only(f, "sm_90a", Rule::Wgmma, "192 for bwd_weight");
+        for (int n : {96, 160, 192, 224}) {
+            KernelConfig f = wgmma_base();
+            f.tile_n = n;
+            f.warp_tile_n = n;
+            expect_legal(f, "sm_90a");
+            QVERIFY2(is_supported(f, problem_with_k(408)).ok, qPrintable(QString::number(n)));
+        }
+        KernelConfig odd = wgmma_base();
+        odd.tile_n = 176; // a multiple of 16, not of 32: no wgmma N built
+        odd.warp_tile_n = 176;
+        bool named = false;
+        for (const auto& x : check_legality(odd, specs().get("sm_90a"), specs()))
+            named = named ||
+                    (x.rule == Rule::Wgmma && x.message.find("160, 192, 224") != std::string::npos);
+        QVERIFY(named);
+        KernelConfig d = w;
+        d.variant = Variant::BwdData;
+        d.tile_n = 160;
+        d.warp_tile_n = 160;
+        bool refused = false;
+        for (const auto& x : check_legality(d, specs().get("sm_90a"), specs()))
+            refused = refused || x.rule == Rule::Wgmma;
+        QVERIFY(refused);
         KernelConfig m = legal_base();
         m.variant = Variant::BwdWeight;
         m.tile_n = 192;

@@ -167,6 +167,28 @@ private slots:
         qInfo("%s", ptxas_summary(r.log).c_str());
         QVERIFY(r.log.find("ptxas info") != std::string::npos);
     }
+    // The forward wgmma N between the powers of two (m64n96k16, m64n160k16, m64n192k16,
+    // m64n224k16): the instruction with that N is in the PTX, and a layer of 408 channels takes
+    // the kernel.
+    void wgmma_n_between_powers_of_two_compile_for_sm90a_data() {
+        QTest::addColumn<int>("n");
+        for (int n : {96, 160, 192, 224}) QTest::newRow(std::to_string(n).c_str()) << n;
+    }
+    void wgmma_n_between_powers_of_two_compile_for_sm90a() {
+        QFETCH(int, n);
+        const KernelConfig c =
+            make(DataType::BF16, 2, 128, n, 64, 8, 1, 16, n, 16, Pipeline::CompV5,
+                 Scheduler::Intrawave, Epilogue::CShuffleBuf, 8, 8, 8, 1, false);
+        Problem p;
+        p.N = 2, p.C = 168, p.K = 408, p.Hi = p.Wi = 16;
+        const SupportCheck s = is_supported(c, p);
+        QVERIFY2(s.ok, s.reason.c_str());
+        const Result r = compile(generate_kernel_source(c), "sm_90a");
+        QVERIFY2(r.ok, r.log.c_str());
+        QVERIFY(r.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16") !=
+                std::string::npos);
+        qInfo("%s", ptxas_summary(r.log).c_str());
+    }
     // The shipped backward traits (compv3 / mem, both schedulers, dsb, si, merged groups,
     // every split-K mode) plus basic_v1 and direct stores, 2D and 3D, every dtype.
     void backward_kernels_compile_data() {
