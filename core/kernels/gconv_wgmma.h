@@ -61,8 +61,8 @@ GCONV_DEVICE void mbar_wait(u32 bar, u32 parity) {
 }
 // Arrives on mbarrier `bar` of block `cta` of the cluster (the same shared offset there). The
 // arrival only says that this block's wgmma reads of a stage are done, so it releases at block
-// scope: a cluster-scope release would also wait until the previous tile's output stores are
-// visible across the cluster, on every stage of the main loop.
+// scope: a cluster-scope release orders every earlier write of the thread (the previous tile's
+// output stores among them) at cluster scope, on every stage of the main loop.
 GCONV_DEVICE void mbar_arrive_cluster(u32 bar, u32 cta) {
     u32 remote;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(cta));
