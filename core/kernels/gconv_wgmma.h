@@ -178,123 +178,86 @@ GCONV_DEVICE u64 descriptor_mn(u32 smem_addr, u32 lbo) {
 // D(64 x N, fp32) += A(64 x 16) * B(16 x N), both from shared memory; IS_HALF picks fp16;
 // MN: both operands MN-major (the transpose immediates of the instruction).
 template <int N, bool IS_HALF, bool MN> GCONV_DEVICE void wgmma_m64k16(float* d, u64 a, u64 b);
-// 32 accumulators d[o] ... d[o + 31] as "+f" asm operands.
-#define GCONV_WGMMA_D32(o)                                                                         \
-    "+f"(d[o + 0]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3]), "+f"(d[o + 4]),                \
-        "+f"(d[o + 5]), "+f"(d[o + 6]), "+f"(d[o + 7]), "+f"(d[o + 8]), "+f"(d[o + 9]),            \
-        "+f"(d[o + 10]), "+f"(d[o + 11]), "+f"(d[o + 12]), "+f"(d[o + 13]), "+f"(d[o + 14]),       \
-        "+f"(d[o + 15]), "+f"(d[o + 16]), "+f"(d[o + 17]), "+f"(d[o + 18]), "+f"(d[o + 19]),       \
-        "+f"(d[o + 20]), "+f"(d[o + 21]), "+f"(d[o + 22]), "+f"(d[o + 23]), "+f"(d[o + 24]),       \
-        "+f"(d[o + 25]), "+f"(d[o + 26]), "+f"(d[o + 27]), "+f"(d[o + 28]), "+f"(d[o + 29]),       \
-        "+f"(d[o + 30]), "+f"(d[o + 31])
-// One macro per N writes the asm for both types ("bf16", "f16") and both operand majors (TR:
-// the transpose immediates, "0" K-major, "1" MN-major).
-#define GCONV_WGMMA_M64N64K16(IS_HALF, TYPE, MN, TR)                                               \
-    template <> GCONV_DEVICE void wgmma_m64k16<64, IS_HALF, MN>(float* d, u64 a, u64 b) {          \
-        asm volatile(                                                                              \
-            "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"                                         \
-            "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " "                        \
-            "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,"      \
-            "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, " TR ", " TR ";\n}\n"    \
-            : GCONV_WGMMA_D32(0)                                                                   \
-            : "l"(a), "l"(b), "r"(1));                                                             \
-    }
-#define GCONV_WGMMA_M64N128K16(IS_HALF, TYPE, MN, TR)                                              \
-    template <> GCONV_DEVICE void wgmma_m64k16<128, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
-        asm volatile(                                                                              \
-            "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"                                         \
-            "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " "                       \
-            "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,"      \
-            "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,"     \
-            "%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,"     \
-            "%62,%63}, %64, %65, p, 1, 1, " TR ", " TR ";\n}\n"                                    \
-            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32)                                              \
-            : "l"(a), "l"(b), "r"(1));                                                             \
-    }
-#define GCONV_WGMMA_M64N192K16(IS_HALF, TYPE, MN, TR)                                              \
-    template <> GCONV_DEVICE void wgmma_m64k16<192, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
-        asm volatile(                                                                              \
-            "{\n .reg .pred p;\n setp.ne.b32 p, %98, 0;\n"                                         \
-            "wgmma.mma_async.sync.aligned.m64n192k16.f32." TYPE "." TYPE " "                       \
-            "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"  \
-            "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,"     \
-            "%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,"     \
-            "%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,"     \
-            "%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95}, %96, %97, p, 1, 1, " TR ", " TR \
-            ";\n}\n"                                                                               \
-            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64)                         \
-            : "l"(a), "l"(b), "r"(1));                                                             \
-    }
-#define GCONV_WGMMA_M64N256K16(IS_HALF, TYPE, MN, TR)                                              \
-    template <> GCONV_DEVICE void wgmma_m64k16<256, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
-        asm volatile(                                                                              \
-            "{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n"                                        \
-            "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " "                       \
-            "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,"      \
-            "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,"     \
-            "%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,"     \
-            "%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,"     \
-            "%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,"   \
-            "%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,"     \
-            "%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, p, 1, 1, " TR ", " TR \
-            ";\n}\n"                                                                               \
-            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D32(96)    \
-            : "l"(a), "l"(b), "r"(1));                                                             \
-    }
-// 16 accumulators d[o] ... d[o + 15] (the N 96, 160 and 224 shapes' last 16).
+// 16 accumulators d[o] ... d[o + 15] as "+f" asm operands, and 32.
 #define GCONV_WGMMA_D16(o)                                                                         \
     "+f"(d[o + 0]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3]), "+f"(d[o + 4]),                \
         "+f"(d[o + 5]), "+f"(d[o + 6]), "+f"(d[o + 7]), "+f"(d[o + 8]), "+f"(d[o + 9]),            \
         "+f"(d[o + 10]), "+f"(d[o + 11]), "+f"(d[o + 12]), "+f"(d[o + 13]), "+f"(d[o + 14]),       \
         "+f"(d[o + 15])
-#define GCONV_WGMMA_M64N96K16(IS_HALF, TYPE, MN, TR)                                               \
-    template <> GCONV_DEVICE void wgmma_m64k16<96, IS_HALF, MN>(float* d, u64 a, u64 b) {          \
-        asm volatile(                                                                              \
-            "{\n .reg .pred p;\n setp.ne.b32 p, %50, 0;\n"                                         \
-            "wgmma.mma_async.sync.aligned.m64n96k16.f32." TYPE "." TYPE " "                        \
-            "{"                                                                                    \
-            "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"   \
-            "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
-            "%44,%45,%46,%47"                                                                      \
-            "}, %48, %49, p, 1, 1, " TR ", " TR ";\n}\n"                                           \
-            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D16(32)                                              \
-            : "l"(a), "l"(b), "r"(1));                                                             \
+#define GCONV_WGMMA_D32(o) GCONV_WGMMA_D16(o), GCONV_WGMMA_D16(o + 16)
+// One wgmma.m64nNk16 for both types ("bf16", "f16") and both operand majors (TR: the transpose
+// immediates, "0" K-major, "1" MN-major). Per N: OPS_N<N> names the N / 2 accumulator operands
+// and then A's and B's descriptors, PRED_N<N> the operand of the scale-d flag, ACC_N<N> the
+// accumulators themselves.
+#define GCONV_WGMMA_SHAPE(N, IS_HALF, TYPE, MN, TR, PRED, OPS, ...)                                \
+    template <> GCONV_DEVICE void wgmma_m64k16<N, IS_HALF, MN>(float* d, u64 a, u64 b) {           \
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, " PRED ", 0;\n"                           \
+                     "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " {" OPS      \
+                     ", p, 1, 1, " TR ", " TR ";\n}\n"                                             \
+                     : __VA_ARGS__                                                                 \
+                     : "l"(a), "l"(b), "r"(1));                                                    \
     }
-#define GCONV_WGMMA_M64N160K16(IS_HALF, TYPE, MN, TR)                                              \
-    template <> GCONV_DEVICE void wgmma_m64k16<160, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
-        asm volatile(                                                                              \
-            "{\n .reg .pred p;\n setp.ne.b32 p, %82, 0;\n"                                         \
-            "wgmma.mma_async.sync.aligned.m64n160k16.f32." TYPE "." TYPE " "                       \
-            "{"                                                                                    \
-            "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"   \
-            "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
-            "%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64," \
-            "%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79"                          \
-            "}, %80, %81, p, 1, 1, " TR ", " TR ";\n}\n"                                           \
-            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D16(64)                         \
-            : "l"(a), "l"(b), "r"(1));                                                             \
-    }
-#define GCONV_WGMMA_M64N224K16(IS_HALF, TYPE, MN, TR)                                              \
-    template <> GCONV_DEVICE void wgmma_m64k16<224, IS_HALF, MN>(float* d, u64 a, u64 b) {         \
-        asm volatile(                                                                              \
-            "{\n .reg .pred p;\n setp.ne.b32 p, %114, 0;\n"                                        \
-            "wgmma.mma_async.sync.aligned.m64n224k16.f32." TYPE "." TYPE " "                       \
-            "{"                                                                                    \
-            "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"   \
-            "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
-            "%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64," \
-            "%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85," \
-            "%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,"    \
-            "%105,%106,%107,%108,%109,%110,%111"                                                   \
-            "}, %112, %113, p, 1, 1, " TR ", " TR ";\n}\n"                                         \
-            : GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D16(96)    \
-            : "l"(a), "l"(b), "r"(1));                                                             \
-    }
+#define GCONV_WGMMA_OPS_N64                                                                        \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33"
+#define GCONV_WGMMA_PRED_N64 "%34"
+#define GCONV_WGMMA_ACC_N64 GCONV_WGMMA_D32(0)
+#define GCONV_WGMMA_OPS_N96                                                                        \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
+    "%46,%47}, %48, %49"
+#define GCONV_WGMMA_PRED_N96 "%50"
+#define GCONV_WGMMA_ACC_N96 GCONV_WGMMA_D32(0), GCONV_WGMMA_D16(32)
+#define GCONV_WGMMA_OPS_N128                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
+    "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65"
+#define GCONV_WGMMA_PRED_N128 "%66"
+#define GCONV_WGMMA_ACC_N128 GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32)
+#define GCONV_WGMMA_OPS_N160                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
+    "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,"     \
+    "%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79}, %80, %81"
+#define GCONV_WGMMA_PRED_N160 "%82"
+#define GCONV_WGMMA_ACC_N160 GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D16(64)
+#define GCONV_WGMMA_OPS_N192                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
+    "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,"     \
+    "%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,"     \
+    "%90,%91,%92,%93,%94,%95}, %96, %97"
+#define GCONV_WGMMA_PRED_N192 "%98"
+#define GCONV_WGMMA_ACC_N192 GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64)
+#define GCONV_WGMMA_OPS_N224                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
+    "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,"     \
+    "%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,"     \
+    "%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,"        \
+    "%109,%110,%111}, %112, %113"
+#define GCONV_WGMMA_PRED_N224 "%114"
+#define GCONV_WGMMA_ACC_N224                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D16(96)
+#define GCONV_WGMMA_OPS_N256                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
+    "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,"     \
+    "%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,"     \
+    "%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,"        \
+    "%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,"        \
+    "%126,%127}, %128, %129"
+#define GCONV_WGMMA_PRED_N256 "%130"
+#define GCONV_WGMMA_ACC_N256                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D32(96)
+#define GCONV_WGMMA_ONE(N, IS_HALF, TYPE, MN, TR)                                                  \
+    GCONV_WGMMA_SHAPE(N, IS_HALF, TYPE, MN, TR, GCONV_WGMMA_PRED_N##N, GCONV_WGMMA_OPS_N##N,       \
+                      GCONV_WGMMA_ACC_N##N)
 #define GCONV_WGMMA_ALL(N)                                                                         \
-    GCONV_WGMMA_M64N##N##K16(false, "bf16", false, "0")                                            \
-        GCONV_WGMMA_M64N##N##K16(true, "f16", false, "0")                                          \
-            GCONV_WGMMA_M64N##N##K16(false, "bf16", true, "1")                                     \
-                GCONV_WGMMA_M64N##N##K16(true, "f16", true, "1")
+    GCONV_WGMMA_ONE(N, false, "bf16", false, "0")                                                  \
+    GCONV_WGMMA_ONE(N, true, "f16", false, "0")                                                    \
+    GCONV_WGMMA_ONE(N, false, "bf16", true, "1")                                                   \
+    GCONV_WGMMA_ONE(N, true, "f16", true, "1")
 GCONV_WGMMA_ALL(64)
 GCONV_WGMMA_ALL(96)
 GCONV_WGMMA_ALL(128)
@@ -303,13 +266,29 @@ GCONV_WGMMA_ALL(192)
 GCONV_WGMMA_ALL(224)
 GCONV_WGMMA_ALL(256)
 #undef GCONV_WGMMA_ALL
-#undef GCONV_WGMMA_M64N64K16
-#undef GCONV_WGMMA_M64N96K16
-#undef GCONV_WGMMA_M64N128K16
-#undef GCONV_WGMMA_M64N160K16
-#undef GCONV_WGMMA_M64N192K16
-#undef GCONV_WGMMA_M64N224K16
-#undef GCONV_WGMMA_M64N256K16
+#undef GCONV_WGMMA_ONE
+#undef GCONV_WGMMA_OPS_N64
+#undef GCONV_WGMMA_PRED_N64
+#undef GCONV_WGMMA_ACC_N64
+#undef GCONV_WGMMA_OPS_N96
+#undef GCONV_WGMMA_PRED_N96
+#undef GCONV_WGMMA_ACC_N96
+#undef GCONV_WGMMA_OPS_N128
+#undef GCONV_WGMMA_PRED_N128
+#undef GCONV_WGMMA_ACC_N128
+#undef GCONV_WGMMA_OPS_N160
+#undef GCONV_WGMMA_PRED_N160
+#undef GCONV_WGMMA_ACC_N160
+#undef GCONV_WGMMA_OPS_N192
+#undef GCONV_WGMMA_PRED_N192
+#undef GCONV_WGMMA_ACC_N192
+#undef GCONV_WGMMA_OPS_N224
+#undef GCONV_WGMMA_PRED_N224
+#undef GCONV_WGMMA_ACC_N224
+#undef GCONV_WGMMA_OPS_N256
+#undef GCONV_WGMMA_PRED_N256
+#undef GCONV_WGMMA_ACC_N256
+#undef GCONV_WGMMA_SHAPE
 #undef GCONV_WGMMA_D32
 #undef GCONV_WGMMA_D16
 
