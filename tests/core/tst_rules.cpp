@@ -70,6 +70,14 @@ class TestRules : public QObject {
         QVERIFY2(all.find(needle) != std::string::npos, all.c_str());
     }
 
+    // Whether `rule` is among the reasons `c` is culled on `arch`, with `needle` in its message.
+    bool culled_by(const KernelConfig& c, const std::string& arch, Rule rule,
+                   const std::string& needle = "") {
+        for (const auto& r : check_legality(c, specs().get(arch), specs()))
+            if (r.rule == rule && r.message.find(needle) != std::string::npos) return true;
+        return false;
+    }
+
     void expect_legal(const KernelConfig& c, const std::string& arch) {
         const auto reasons = check_legality(c, specs().get(arch), specs());
         QVERIFY2(reasons.empty(), reasons.empty() ? "" : reasons.front().message.c_str());
@@ -369,10 +377,7 @@ private slots:
         expect_only(c, "sm_90a", Rule::Cluster, "pad_n");
         c = w;
         c.variant = Variant::BwdData;
-        bool found = false;
-        for (const auto& r : check_legality(c, specs().get("sm_90a"), specs()))
-            found |= r.rule == Rule::Cluster && r.message.find("forward only") != std::string::npos;
-        QVERIFY(found);
+        QVERIFY(culled_by(c, "sm_90a", Rule::Cluster, "forward only"));
         c = legal_base();
         c.cluster_n = 2;
         expect_only(c, "sm_90", Rule::Cluster, "wgmma");
@@ -402,10 +407,7 @@ private slots:
         w.tile_m = 256;
         w.wave_m = 8;
         w.warp_tile_n = 256;
-        bool shared = false;
-        for (const auto& r : check_legality(w, specs().get("sm_90a"), specs()))
-            shared = shared || r.rule == Rule::SharedMemory;
-        QVERIFY(shared);
+        QVERIFY(culled_by(w, "sm_90a", Rule::SharedMemory));
     }
 
     // interwave on the wgmma pipeline: two consumer warpgroups ping-pong on whole tiles.
@@ -500,12 +502,7 @@ private slots:
         expect_only(c, "sm_90a", Rule::Registers, "256 fp32 accumulators");
         c = wgmma_base();
         c.block_per_cu = 2;
-        const auto r = check_legality(c, specs().get("sm_90a"), specs());
-        bool named = false;
-        for (const auto& x : r)
-            named = named ||
-                    (x.rule == Rule::Wgmma && x.message.find("setmaxnreg") != std::string::npos);
-        QVERIFY(named);
+        QVERIFY(culled_by(c, "sm_90a", Rule::Wgmma, "setmaxnreg"));
         c = wgmma_base();
         c.wave_m = 4; // one consumer warpgroup with 128 rows x 256 columns: too many accumulators
         expect_only(c, "sm_90a", Rule::Registers, "accumulators");
@@ -534,26 +531,16 @@ private slots:
         KernelConfig odd = wgmma_base();
         odd.tile_n = 176; // a multiple of 16, not of 32: no wgmma N built
         odd.warp_tile_n = 176;
-        bool named = false;
-        for (const auto& x : check_legality(odd, specs().get("sm_90a"), specs()))
-            named = named ||
-                    (x.rule == Rule::Wgmma && x.message.find("160, 192, 224") != std::string::npos);
-        QVERIFY(named);
+        QVERIFY(culled_by(odd, "sm_90a", Rule::Wgmma, "160, 192, 224"));
         KernelConfig d = w;
         d.variant = Variant::BwdData;
         d.tile_n = 160;
         d.warp_tile_n = 160;
-        bool refused = false;
-        for (const auto& x : check_legality(d, specs().get("sm_90a"), specs()))
-            refused = refused || x.rule == Rule::Wgmma;
-        QVERIFY(refused);
+        QVERIFY(culled_by(d, "sm_90a", Rule::Wgmma));
         KernelConfig m = legal_base();
         m.variant = Variant::BwdWeight;
         m.tile_n = 192;
-        const auto r = check_legality(m, specs().get("sm_90"), specs());
-        bool shape = false;
-        for (const auto& x : r) shape = shape || x.rule == Rule::TileShape;
-        QVERIFY(shape);
+        QVERIFY(culled_by(m, "sm_90", Rule::TileShape));
     }
 };
 
