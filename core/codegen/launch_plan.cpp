@@ -81,6 +81,12 @@ bool is_warpgroup_tile(const KernelConfig& c) {
 bool any_width_tile_n(const KernelConfig& c) {
     return c.variant == Variant::Forward && c.tile_n % 16 == 0 && c.tile_n > 0 && c.tile_n <= 256;
 }
+bool wgmma_n_built(const KernelConfig& c) {
+    const int n = c.tile_n;
+    if (n == 64 || n == 128 || n == 256) return true;
+    if (c.variant == Variant::Forward) return n % 32 == 0 && n > 64 && n < 256;
+    return c.variant == Variant::BwdWeight && n == 192;
+}
 bool uses_wgmma(const KernelConfig& c) {
     return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_n == 1 &&
            c.warp_tile_n == c.tile_n;
@@ -242,10 +248,8 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
             r.fail("num_groups_to_merge: bwd_weight computes one group per block (got ",
                    c.num_groups_to_merge, "); merged groups would multiply the work by gm");
     }
-    // A warpgroup tile's N is one wgmma instruction's (the wgmma rule says which: 96, 160, 192 or
-    // 224 besides the powers of two), both as tile_n and as the warp tile's n.
-    const bool wgmma_n =
-        is_warpgroup_tile(c) && c.warp_tile_n == c.tile_n && c.tile_n % 32 == 0 && c.tile_n <= 256;
+    // A warpgroup tile's N is one wgmma instruction's, both as tile_n and as the warp tile's n.
+    const bool wgmma_n = is_warpgroup_tile(c) && c.warp_tile_n == c.tile_n && wgmma_n_built(c);
     for (auto [name, v] : {std::pair{"tile_m", c.tile_m},
                            {"tile_n", c.tile_n},
                            {"tile_k", c.tile_k},

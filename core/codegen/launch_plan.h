@@ -36,6 +36,10 @@ bool is_warpgroup_tile(const KernelConfig& config);
 // come in 48s (144, 240, 672...), so a tile fits them. The rules and is_supported both admit it;
 // the backward kernels were not emulated with such tiles and keep powers of two.
 bool any_width_tile_n(const KernelConfig& config);
+// Whether tile_n is an N of the wgmma instructions gconv_wgmma.h builds for c's direction: 64,
+// 128, 256; forward also 96, 160, 192, 224; bwd_weight also 192. The wgmma rule and is_supported
+// both ask it.
+bool wgmma_n_built(const KernelConfig& config);
 // compv5 built for sm_90a as the warp-specialised wgmma pipeline (core/kernels/gconv_wgmma.h):
 // a warpgroup warp tile with warp_tile_n == tile_n and wave layout [4 x consumers, 1, 1].
 bool uses_wgmma(const KernelConfig& config);

@@ -206,8 +206,8 @@ private:
         // A forward tile_n may be any multiple of 16 up to 256 (any_width_tile_n: a 144-channel
         // layer runs in one 144-wide tile, not a 128-wide one and a 128-wide one computing 16
         // columns; warp_coverage checks the warps). A warpgroup tile's N is one wgmma
-        // instruction's, which the wgmma rule restricts (192 for bwd_weight).
-        const bool any_n = any_width_tile_n(c_) || (is_warpgroup_tile(c_) && c_.tile_n == 192);
+        // instruction's (wgmma_n_built).
+        const bool any_n = any_width_tile_n(c_) || (is_warpgroup_tile(c_) && wgmma_n_built(c_));
         for (auto [name, v] : {std::pair{"tile_m", c_.tile_m},
                                {"tile_n", c_.tile_n},
                                {"tile_k", c_.tile_k},
@@ -690,10 +690,7 @@ private:
         // six 192-wide tiles where 256 leaves half of the fifth empty. Forward has every N in
         // 32-steps from 64: a layer of 160 or 408 channels runs in one 160-wide tile or two
         // 224-wide ones instead of 128-wide tiles whose last computes a few columns.
-        const bool forward_n = c_.variant == Variant::Forward && c_.tile_n % 32 == 0 &&
-                               c_.tile_n >= 64 && c_.tile_n <= 256;
-        const bool n192 = c_.tile_n == 192 && c_.variant == Variant::BwdWeight;
-        if (c_.tile_n != 64 && c_.tile_n != 128 && c_.tile_n != 256 && !n192 && !forward_n)
+        if (!wgmma_n_built(c_))
             cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
                                   " is not a wgmma N built here (64, 128, 256; forward also 96, "
                                   "160, 192, 224; bwd_weight also 192)");
