@@ -80,10 +80,11 @@ private slots:
                          qPrintable(QString("%1 has kernels on gfx950").arg(f)));
                 continue;
             }
-            // The wgmma pools exist on sm_90a only (compv5 there is the wgmma pipeline).
+            // The wgmma pools exist on sm_90a only (compv5 there is the wgmma pipeline); the
+            // smallest are an exploration's winners named by a `where` (cluster: four).
             if (f.endsWith("_wgmma.json")) {
                 const auto n = enumerate_pool(traits, specs.get("sm_90a"), specs).kernels.size();
-                QVERIFY2(n >= 8 && n <= 200, qPrintable(QString("%1 on sm_90a: %2").arg(f).arg(n)));
+                QVERIFY2(n >= 4 && n <= 200, qPrintable(QString("%1 on sm_90a: %2").arg(f).arg(n)));
                 for (const char* arch : {"sm_90", "gfx950"})
                     QVERIFY2(enumerate_pool(traits, specs.get(arch), specs).kernels.empty(),
                              qPrintable(QString("%1 has kernels on %2").arg(f, arch)));
