@@ -91,6 +91,10 @@ bool uses_wgmma(const KernelConfig& c) {
     return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_n == 1 &&
            c.warp_tile_n == c.tile_n;
 }
+bool wgmma_three_consumers(const KernelConfig& c) {
+    return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_m == 12 &&
+           c.wave_n == 1 && c.tile_m == 192 && c.scheduler == Scheduler::Intrawave;
+}
 bool wgmma_pingpong(const KernelConfig& c) {
     return uses_wgmma(c) && c.scheduler == Scheduler::Interwave;
 }
@@ -261,7 +265,8 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
         const std::string_view n = name;
         const bool any_n =
             (n == "tile_n" && (any_width_tile_n(c) || wgmma_n)) || (n == "warp_tile_n" && wgmma_n);
-        if (!pow2_in(v, 1, 256) && !any_n)
+        const bool three = (n == "tile_m" || n == "wave_m") && wgmma_three_consumers(c);
+        if (!pow2_in(v, 1, 256) && !any_n && !three)
             r.fail(name, ": must be a power of two in [1, 256]",
                    n == "tile_n" ? " (forward: or a multiple of 16)" : "", " (got ", v, ")");
     }

@@ -46,6 +46,11 @@ bool uses_wgmma(const KernelConfig& config);
 // A wgmma kernel with the interwave scheduler: its consumer warpgroups ping-pong, each
 // computing alternate tiles whole (gconv_wgmma.h).
 bool wgmma_pingpong(const KernelConfig& config);
+// The warpgroup tile of three consumer warpgroups (wave layout [12, 1, 1], tile_m 192, one m64
+// block each): 192-pixel tiles, whose counts fill whole waves where 128 and 256 leave a tail
+// (12288 pixels: 64 tiles of 192). The rules and is_supported admit its tile_m and wave_m, which
+// are not powers of two.
+bool wgmma_three_consumers(const KernelConfig& config);
 // Warps per block: the wave layout, plus the producer warpgroup of a wgmma kernel.
 int block_warps(const KernelConfig& config);
 

@@ -208,12 +208,16 @@ private:
         // columns; warp_coverage checks the warps). A warpgroup tile's N is one wgmma
         // instruction's (wgmma_n_built).
         const bool any_n = any_width_tile_n(c_) || (is_warpgroup_tile(c_) && wgmma_n_built(c_));
+        // Three consumer warpgroups make a 192-row tile (wgmma_three_consumers).
+        const bool three = wgmma_three_consumers(c_);
         for (auto [name, v] : {std::pair{"tile_m", c_.tile_m},
                                {"tile_n", c_.tile_n},
                                {"tile_k", c_.tile_k},
                                {"wave_m", c_.wave_m},
                                {"wave_n", c_.wave_n}})
-            if (!is_pow2_in(v, 1, 1 << 16) && !(any_n && std::string_view(name) == "tile_n"))
+            if (!is_pow2_in(v, 1, 1 << 16) && !(any_n && std::string_view(name) == "tile_n") &&
+                !(three &&
+                  (std::string_view(name) == "tile_m" || std::string_view(name) == "wave_m")))
                 cull(Rule::TileShape, std::string(name) + " " + std::to_string(v) +
                                           (std::string_view(name) == "tile_n"
                                                ? " is neither a power of two nor (forward) a "
@@ -708,13 +712,23 @@ private:
                 cull(Rule::Wgmma, "interwave (ping-pong) needs an epilogue that leaves the ring "
                                   "to the next tile (direct or cshufflebuf); cshuffle stages C "
                                   "in the ring, one tile per block");
-        } else if (c_.wave_m != 4 && c_.wave_m != 8)
+        } else if (c_.wave_m != 4 && c_.wave_m != 8 && c_.wave_m != 12)
             cull(Rule::Wgmma, "wave_m " + std::to_string(c_.wave_m) +
-                                  " is not 1 or 2 consumer warpgroups (4 or 8 warps)");
+                                  " is not 1, 2 or 3 consumer warpgroups (4, 8 or 12 warps)");
+        else if (c_.wave_m == 12 && c_.tile_m != 192)
+            cull(Rule::Wgmma, "tile_m " + std::to_string(c_.tile_m) +
+                                  " is not 192: three consumer warpgroups take one m64 block "
+                                  "each (a tile_m 384 is over the copy engine's 256-row box)");
         else if (c_.tile_m != 64 * (c_.wave_m / 4) && c_.tile_m != 128 * (c_.wave_m / 4))
             cull(Rule::Wgmma, "tile_m " + std::to_string(c_.tile_m) +
                                   " is not 64 or 128 rows per "
                                   "consumer warpgroup (one or two m64 instructions)");
+        // 512 threads leave 128 registers a thread (ptxas's bound, whatever setmaxnreg gives
+        // the consumers later): at most 96 accumulators beside the addresses.
+        if (c_.wave_m == 12 && c_.tile_n > 192)
+            cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
+                                  " over 192 with three consumer warpgroups: 512 threads hold "
+                                  "at most 128 registers each, 96 of them accumulators");
         if (c_.tile_k != 64 && (c_.tile_k != 32 || c_.variant == Variant::BwdWeight))
             cull(Rule::Wgmma,
                  "tile_k " + std::to_string(c_.tile_k) +

@@ -163,7 +163,10 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     static constexpr int RED_BYTES = SPLIT ? TM * TN * 4 : 0;
     // wgmma: unpadded swizzled rows, mbarriers and up to 1 KiB to align the ring to 1024 bytes.
     static constexpr int CONSUMERS = NWARPS / 4;
-    static constexpr int PRODUCER_REGS = 88, CONSUMER_REGS = 208; // setmaxnreg, 2 consumers
+    // setmaxnreg: two consumers (384 threads) 88 / 208, three (512 threads) 56 / 152; each sum
+    // stays within the 64 K registers of a multiprocessor.
+    static constexpr int PRODUCER_REGS = CONSUMERS == 3 ? 56 : 88;
+    static constexpr int CONSUMER_REGS = CONSUMERS == 3 ? 152 : 208;
     static constexpr int WG_RING = STAGES * (TM + TN) * TK * ELEM;
     // cshufflebuf: C after the ring, one buffer per consumer warpgroup when they ping-pong,
     // staged C_PASSES column slices of C_COLS at a time (launch_plan.cpp: c_buffer_passes).
@@ -181,7 +184,7 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
                                           ? (PIPE_BYTES > RED_BYTES ? PIPE_BYTES : RED_BYTES)
                                           : (EPI_BYTES > RED_BYTES ? EPI_BYTES : RED_BYTES);
     static constexpr int SMEM_BYTES = WGMMA ? WG_BYTES : GEMM_BYTES;
-    static_assert(!WGMMA || (Cfg::kWaveN == 1 && NWARPS % 4 == 0 && CONSUMERS <= 2),
+    static_assert(!WGMMA || (Cfg::kWaveN == 1 && NWARPS % 4 == 0 && CONSUMERS <= 3),
                   "wgmma: wave layout [4 x consumers, 1, 1]");
     static_assert(SMEM_BYTES == Cfg::kSmemBytes, "host and device shared-memory sizes differ");
     static_assert(PIPE != kBasicV1 || STAGES == (Cfg::kDsb ? 2 : 1), "basic_v1 stages");

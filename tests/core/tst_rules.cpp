@@ -542,6 +542,31 @@ private slots:
         m.tile_n = 192;
         QVERIFY(culled_by(m, "sm_90", Rule::TileShape));
     }
+
+    // Three consumer warpgroups take 192-row tiles (wave_m 12) up to N 192; other tile_m, wider
+    // N, ping-pong and architectures without wgmma refuse them, each for its reason.
+    void wgmma_three_consumers_make_192_row_tiles() {
+        KernelConfig t = wgmma_base();
+        t.tile_m = 192;
+        t.wave_m = 12;
+        for (int n : {64, 128, 192}) {
+            t.tile_n = t.warp_tile_n = n;
+            expect_legal(t, "sm_90a");
+            QVERIFY(wgmma_three_consumers(t));
+            QVERIFY2(is_supported(t, problem_with_k(408)).ok, qPrintable(QString::number(n)));
+        }
+        t.tile_n = t.warp_tile_n = 224;
+        QVERIFY(culled_by(t, "sm_90a", Rule::Wgmma, "128 registers"));
+        t.tile_n = t.warp_tile_n = 128;
+        KernelConfig m = t;
+        m.tile_m = 128;
+        QVERIFY(culled_by(m, "sm_90a", Rule::Wgmma, "is not 192"));
+        QVERIFY(!is_supported(m, problem_with_k(408)).ok);
+        KernelConfig pp = t;
+        pp.scheduler = Scheduler::Interwave;
+        QVERIFY(culled_by(pp, "sm_90a", Rule::Wgmma, "wave_m 8"));
+        QVERIFY(culled_by(t, "sm_90", Rule::WaveLayout));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestRules)

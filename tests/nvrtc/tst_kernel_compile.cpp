@@ -189,6 +189,32 @@ private slots:
                 std::string::npos);
         qInfo("%s", ptxas_summary(r.log).c_str());
     }
+    // Three consumer warpgroups (512 threads, 192-row tiles, setmaxnreg 56 / 152): a layer of
+    // 12288 pixels takes the kernel and it compiles for sm_90a with the tile's instruction.
+    // ptxas holds 128 registers a thread here and spills 200-400 bytes (the two-consumer
+    // kernels: about 120 at 168 registers); the device run says what that costs.
+    void wgmma_three_consumer_tiles_compile_for_sm90a_data() {
+        QTest::addColumn<int>("n");
+        for (int n : {128, 192}) QTest::newRow(std::to_string(n).c_str()) << n;
+    }
+    void wgmma_three_consumer_tiles_compile_for_sm90a() {
+        QFETCH(int, n);
+        const KernelConfig c =
+            make(DataType::BF16, 2, 192, n, 64, 12, 1, 16, n, 16, Pipeline::CompV5,
+                 Scheduler::Intrawave, Epilogue::CShuffleBuf, 8, 8, 8, 1, false);
+        QVERIFY(wgmma_three_consumers(c));
+        Problem p;
+        p.N = 12, p.C = 256, p.K = 256, p.Hi = p.Wi = 32;
+        const SupportCheck s = is_supported(c, p);
+        QVERIFY2(s.ok, s.reason.c_str());
+        const Result r = compile(generate_kernel_source(c), "sm_90a");
+        QVERIFY2(r.ok, r.log.c_str());
+        QVERIFY(r.ptx.find("setmaxnreg.inc.sync.aligned.u32 152") != std::string::npos);
+        QVERIFY(r.ptx.find(".maxntid 512, 1, 1") != std::string::npos);
+        QVERIFY(r.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16") !=
+                std::string::npos);
+        qInfo("%s", ptxas_summary(r.log).c_str());
+    }
     // The shipped backward traits (compv3 / mem, both schedulers, dsb, si, merged groups,
     // every split-K mode) plus basic_v1 and direct stores, 2D and 3D, every dtype.
     void backward_kernels_compile_data() {
