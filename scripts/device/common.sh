@@ -41,3 +41,19 @@ b["problems"] = [p for p in b["problems"] if (dw if sys.argv[2] == "dw" else gro
 json.dump(b, open(sys.argv[3], "w"))
 PY
 }
+
+# layer_problems SET LAYER OUT.json: the one problem of LAYER from SET (a baseline set's key,
+# bench/baselines/<key>.json, or any problem file such as problems/validation_holdout.json) as a
+# problem file of its own, for a profile of one shape; fails when SET has no such layer.
+layer_problems() {
+  python3 - "$@" <<'PY'
+import json, sys
+path = sys.argv[1] if sys.argv[1].endswith(".json") else f"bench/baselines/{sys.argv[1]}.json"
+src = json.load(open(path))
+src["problems"] = [p for p in src["problems"] if p["layer"] == sys.argv[2]]
+src["key"] = "profile"
+if not src["problems"]:
+    sys.exit(f"no layer {sys.argv[2]} in {sys.argv[1]}")
+json.dump(src, open(sys.argv[3], "w"))
+PY
+}

@@ -15,15 +15,7 @@ name=$1 variant=$2 layer=$3 set=${4:-baseline_${2}_2d} config=${5:-configs/${2}_
 [ "$variant" = forward ] || [ -n "${5:-}" ] || config=configs/$variant.json
 [ -x "$bench" ] || build_tools "$out/build.log" gconv-bench gconv-worker
 problems=/tmp/profile_cudnn_$name.json
-python3 - "$set" "$layer" "$problems" <<'PY' || exit 1
-import json, sys
-path = sys.argv[1] if sys.argv[1].endswith(".json") else f"bench/baselines/{sys.argv[1]}.json"
-src = json.load(open(path))
-src["problems"] = [p for p in src["problems"] if p["layer"] == sys.argv[2]]
-src["key"] = "profile"
-assert src["problems"], f"no layer {sys.argv[2]} in {sys.argv[1]}"
-json.dump(src, open(sys.argv[3], "w"))
-PY
+layer_problems "$set" "$layer" "$problems" || exit 1
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 [ -n "$ncu" ] || { echo "profile_cudnn.sh: no ncu" >&2; exit 1; }
 metrics=gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread

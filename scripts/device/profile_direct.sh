@@ -19,16 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 name=$1 variant=$2 config=$3 filter=$4 layer=$5 set=${6:-baseline_${2}_2d}
 [ -x "$bench" ] || build_tools "$out/build.log" gconv-bench gconv-worker
 problems=/tmp/profile_$name.json
-python3 - "$set" "$layer" "$problems" <<'PY'
-import json, sys
-# A baseline set's key (bench/baselines/<key>.json) or any problem file (problems/validation_holdout.json).
-path = sys.argv[1] if sys.argv[1].endswith(".json") else f"bench/baselines/{sys.argv[1]}.json"
-src = json.load(open(path))
-src["problems"] = [p for p in src["problems"] if p["layer"] == sys.argv[2]]
-src["key"] = "profile"
-assert src["problems"], f"no layer {sys.argv[2]} in {sys.argv[1]}"
-json.dump(src, open(sys.argv[3], "w"))
-PY
+layer_problems "$set" "$layer" "$problems" || exit 1
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 [ -n "$ncu" ] || { echo "profile_direct.sh: no ncu" >&2; exit 1; }
 # Skip the verification launch and warm-ups; profile one timed launch of the kernel itself.
