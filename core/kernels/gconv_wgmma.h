@@ -653,7 +653,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #else
     typedef typename S::OutT OutT;
     (void)sizeof(OutT);
-    constexpr int STAGES = S::STAGES, CONSUMERS = S::CONSUMERS, RM = S::RM;
+    constexpr int STAGES = S::STAGES, CONSUMERS = S::CONSUMERS;
     // Ping-pong: each consumer warpgroup takes every other tile of the block whole, so one
     // warpgroup consumes (and releases) a stage; otherwise all of them share each tile.
     constexpr bool PP = S::PINGPONG;
