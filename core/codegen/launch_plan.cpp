@@ -95,6 +95,13 @@ bool wgmma_three_consumers(const KernelConfig& c) {
     return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_m == 12 &&
            c.wave_n == 1 && c.tile_m == 192 && c.scheduler == Scheduler::Intrawave;
 }
+bool admits_non_pow2(const KernelConfig& c, std::string_view field) {
+    const bool wgmma_n = is_warpgroup_tile(c) && c.warp_tile_n == c.tile_n && wgmma_n_built(c);
+    if (field == "tile_n") return any_width_tile_n(c) || wgmma_n;
+    if (field == "warp_tile_n") return wgmma_n;
+    if (field == "tile_m" || field == "wave_m") return wgmma_three_consumers(c);
+    return false;
+}
 bool wgmma_pingpong(const KernelConfig& c) {
     return uses_wgmma(c) && c.scheduler == Scheduler::Interwave;
 }
@@ -252,8 +259,6 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
             r.fail("num_groups_to_merge: bwd_weight computes one group per block (got ",
                    c.num_groups_to_merge, "); merged groups would multiply the work by gm");
     }
-    // A warpgroup tile's N is one wgmma instruction's, both as tile_n and as the warp tile's n.
-    const bool wgmma_n = is_warpgroup_tile(c) && c.warp_tile_n == c.tile_n && wgmma_n_built(c);
     for (auto [name, v] : {std::pair{"tile_m", c.tile_m},
                            {"tile_n", c.tile_n},
                            {"tile_k", c.tile_k},
@@ -262,13 +267,10 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
                            {"warp_tile_m", c.warp_tile_m},
                            {"warp_tile_n", c.warp_tile_n},
                            {"warp_tile_k", c.warp_tile_k}}) {
-        const std::string_view n = name;
-        const bool any_n =
-            (n == "tile_n" && (any_width_tile_n(c) || wgmma_n)) || (n == "warp_tile_n" && wgmma_n);
-        const bool three = (n == "tile_m" || n == "wave_m") && wgmma_three_consumers(c);
-        if (!pow2_in(v, 1, 256) && !any_n && !three)
+        if (!pow2_in(v, 1, 256) && !admits_non_pow2(c, name))
             r.fail(name, ": must be a power of two in [1, 256]",
-                   n == "tile_n" ? " (forward: or a multiple of 16)" : "", " (got ", v, ")");
+                   std::string_view(name) == "tile_n" ? " (forward: or a multiple of 16)" : "",
+                   " (got ", v, ")");
     }
     if (r.failed) return {false, r.text.str()};
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace gconv {
 
@@ -51,6 +52,11 @@ bool wgmma_pingpong(const KernelConfig& config);
 // (12288 pixels: 64 tiles of 192). The rules and is_supported admit its tile_m and wave_m, which
 // are not powers of two.
 bool wgmma_three_consumers(const KernelConfig& config);
+// Whether the config field `field` (tile_m, tile_n, wave_m, warp_tile_n, ...) may be other than a
+// power of two: a forward tile_n in 16s (any_width_tile_n), a wgmma N as tile_n and warp_tile_n
+// (wgmma_n_built, the warp tile spanning the tile), and three consumers' tile_m 192 and wave_m
+// 12. The tile-shape rule and is_supported both ask it.
+bool admits_non_pow2(const KernelConfig& config, std::string_view field);
 // Warps per block: the wave layout, plus the producer warpgroup of a wgmma kernel.
 int block_warps(const KernelConfig& config);
 

@@ -203,21 +203,16 @@ private:
     }
 
     void tile_shape() {
-        // A forward tile_n may be any multiple of 16 up to 256 (any_width_tile_n: a 144-channel
-        // layer runs in one 144-wide tile, not a 128-wide one and a 128-wide one computing 16
-        // columns; warp_coverage checks the warps). A warpgroup tile's N is one wgmma
-        // instruction's (wgmma_n_built).
-        const bool any_n = any_width_tile_n(c_) || (is_warpgroup_tile(c_) && wgmma_n_built(c_));
-        // Three consumer warpgroups make a 192-row tile (wgmma_three_consumers).
-        const bool three = wgmma_three_consumers(c_);
+        // A forward tile_n may be any multiple of 16 up to 256 (a 144-channel layer runs in one
+        // 144-wide tile, not a 128-wide one and a 128-wide one computing 16 columns;
+        // warp_coverage checks the warps), a warpgroup tile's N any wgmma N built, three
+        // consumer warpgroups' tile 192 rows (admits_non_pow2).
         for (auto [name, v] : {std::pair{"tile_m", c_.tile_m},
                                {"tile_n", c_.tile_n},
                                {"tile_k", c_.tile_k},
                                {"wave_m", c_.wave_m},
                                {"wave_n", c_.wave_n}})
-            if (!is_pow2_in(v, 1, 1 << 16) && !(any_n && std::string_view(name) == "tile_n") &&
-                !(three &&
-                  (std::string_view(name) == "tile_m" || std::string_view(name) == "wave_m")))
+            if (!is_pow2_in(v, 1, 1 << 16) && !admits_non_pow2(c_, name))
                 cull(Rule::TileShape, std::string(name) + " " + std::to_string(v) +
                                           (std::string_view(name) == "tile_n"
                                                ? " is neither a power of two nor (forward) a "
