@@ -57,10 +57,21 @@ Result compile(const std::string& source, const std::string& arch = "sm_90") {
     return {r == NVRTC_SUCCESS, log, ptx};
 }
 
-std::string ptxas_summary(const std::string& log) {
-    const auto p = log.find("Used ");
-    if (p == std::string::npos) return "?";
+// ptxas' log line holding `key`, trimmed to start there; "" when absent.
+std::string log_line(const std::string& log, const std::string& key) {
+    const auto p = log.find(key);
+    if (p == std::string::npos) return "";
     return log.substr(p, log.find('\n', p) - p);
+}
+
+// Registers, then the stack frame and spill bytes (the wgmma kernels' producer spills).
+std::string ptxas_summary(const std::string& log) {
+    const std::string used = log_line(log, "Used ");
+    if (used.empty()) return "?";
+    const auto frame = log.find(" bytes stack frame");
+    if (frame == std::string::npos) return used;
+    const auto begin = log.find_first_not_of(' ', log.rfind('.', frame) + 1);
+    return used + "; " + log.substr(begin, log.find('\n', frame) - begin);
 }
 
 // Compiles a wgmma config for sm_90a after checking that p takes it: "" when it compiled and its
