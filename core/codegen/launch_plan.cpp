@@ -108,16 +108,27 @@ bool wgmma_pingpong(const KernelConfig& c) {
 
 int c_buffer_passes(const KernelConfig& c) {
     if (!uses_wgmma(c) || c.epilogue != Epilogue::CShuffleBuf) return 1;
-    // The fewest column slices that give the ring its most stages: a whole 128 x 256 tile
-    // (67 KiB) leaves room for 3 stages of 48 KiB, quarter slices (18 KiB) for 4. A slice keeps
-    // at least 32 columns and whole output vectors.
-    const auto fits = [&](int passes) {
+    // The fewest column slices that fit the ring's 3 or more stages beside the buffer and give
+    // it its most stages: a whole 128 x 256 tile (67 KiB) leaves room for 3 stages of 48 KiB,
+    // quarter slices (18 KiB) for 4; a whole 256 x 160 tile (84 KiB) beside 3 stages of 52 KiB
+    // is over 227 KiB, half slices are not. A slice keeps at least 32 columns and whole output
+    // vectors.
+    const auto sliceable = [&](int passes) {
         const int cols = c.tile_n / passes;
         return c.tile_n % passes == 0 && cols >= 32 && cols % c.vector_size_c == 0;
     };
+    const int64_t stage = int64_t{c.tile_m + c.tile_n} * c.tile_k * element_bytes(c.dtype);
+    const auto in_budget = [&](int passes) {
+        const int stages = wgmma_stages(c, passes);
+        return stages * stage + c_buffer_bytes(c, passes) + 1024 + 16 * std::max(4, stages) <=
+               k_sm90_shared_optin;
+    };
     int best = 1;
-    for (int passes = 2; fits(passes); passes *= 2)
-        if (wgmma_stages(c, passes) > wgmma_stages(c, best)) best = passes;
+    for (int passes = 2; sliceable(passes); passes *= 2) {
+        const bool fits = in_budget(passes), best_fits = in_budget(best);
+        if (fits != best_fits ? fits : wgmma_stages(c, passes) > wgmma_stages(c, best))
+            best = passes;
+    }
     return best;
 }
 int block_warps(const KernelConfig& c) {

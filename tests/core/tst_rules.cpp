@@ -403,11 +403,19 @@ private slots:
         KernelConfig w = wgmma_base();
         w.epilogue = Epilogue::CShuffleBuf;
         expect_legal(w, "sm_90a");
-        // With a C tile beside it, a ring of 3 stages of 256 + 256 rows no longer fits.
+        // A ring of 3 stages of 256 + 256 rows fits beside C staged in 32-column slices (8
+        // passes), not beside the whole C tile or halves or quarters of it; 256 accumulators
+        // a thread are over the registers all the same.
         w.tile_m = 256;
         w.wave_m = 8;
         w.warp_tile_n = 256;
-        QVERIFY(culled_by(w, "sm_90a", Rule::SharedMemory));
+        QCOMPARE(c_buffer_passes(w), 8);
+        QVERIFY(!culled_by(w, "sm_90a", Rule::SharedMemory));
+        QVERIFY(culled_by(w, "sm_90a", Rule::Registers));
+        // 256 x 160: the whole C tile beside 3 stages is over 227 KiB, halves are not.
+        w.tile_n = w.warp_tile_n = 160;
+        QCOMPARE(c_buffer_passes(w), 2);
+        expect_legal(w, "sm_90a");
     }
 
     // interwave on the wgmma pipeline: two consumer warpgroups ping-pong on whole tiles.

@@ -74,6 +74,14 @@ std::string ptxas_summary(const std::string& log) {
     return used + "; " + log.substr(begin, log.find('\n', frame) - begin);
 }
 
+// ptxas' spill stores in bytes (one entry per source here), -1 when the log has none.
+int spill_bytes(const std::string& log) {
+    const auto p = log.find(" bytes spill stores");
+    if (p == std::string::npos) return -1;
+    const auto b = log.rfind(' ', p - 1);
+    return std::stoi(log.substr(b + 1, p - b - 1));
+}
+
 // Compiles a wgmma config for sm_90a after checking that p takes it: "" when it compiled and its
 // PTX issues wgmma.m64n<warp_tile_n>k16, else what failed; r holds the compile result.
 std::string compile_wgmma(const KernelConfig& c, const Problem& p, Result& r) {
@@ -187,6 +195,8 @@ private slots:
         // only a cluster kernel multicasts.
         QCOMPARE(r.ptx.find(".reqnctapercluster 2, 1, 1") != std::string::npos, cluster == 2);
         QCOMPARE(r.ptx.find("multicast::cluster") != std::string::npos, cluster == 2);
+        // 128 accumulators a consumer: the 88 / 208 register split.
+        QVERIFY(r.ptx.find("setmaxnreg.inc.sync.aligned.u32 208") != std::string::npos);
         qInfo("%s", ptxas_summary(r.log).c_str());
         QVERIFY(r.log.find("ptxas info") != std::string::npos);
     }
@@ -208,6 +218,37 @@ private slots:
         const std::string why = compile_wgmma(c, p, r);
         QVERIFY2(why.empty(), why.c_str());
         qInfo("%s", ptxas_summary(r.log).c_str());
+    }
+    // Two consumer warpgroups of 160 or 192 accumulators a thread (256 x 160 / 192, ping-pong
+    // 128 x 160 / 192 holding a whole tile each): setmaxnreg 40 / 232, the tile's instruction,
+    // and no more spill stores than the producer's tile setup (about 700-800 bytes; a 256 x
+    // 224 tile, which the rules refuse, spills 4 KB in its consumers).
+    void wgmma_wide_accumulator_tiles_compile_for_sm90a_data() {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<bool>("pingpong");
+        QTest::newRow("256x160") << 256 << 160 << false;
+        QTest::newRow("256x192") << 256 << 192 << false;
+        QTest::newRow("128x192 ping-pong") << 128 << 192 << true;
+    }
+    void wgmma_wide_accumulator_tiles_compile_for_sm90a() {
+        QFETCH(int, m);
+        QFETCH(int, n);
+        QFETCH(bool, pingpong);
+        const KernelConfig c = make(DataType::BF16, 2, m, n, 64, 8, 1, 16, n, 16, Pipeline::CompV5,
+                                    pingpong ? Scheduler::Interwave : Scheduler::Intrawave,
+                                    Epilogue::CShuffleBuf, 8, 8, 8, 1, false);
+        Problem p;
+        p.N = 12, p.C = 728, p.K = 728, p.Hi = p.Wi = 21;
+        Result r;
+        const std::string why = compile_wgmma(c, p, r);
+        QVERIFY2(why.empty(), why.c_str());
+        QVERIFY(r.ptx.find("setmaxnreg.inc.sync.aligned.u32 232") != std::string::npos);
+        QVERIFY(r.ptx.find("setmaxnreg.dec.sync.aligned.u32 40") != std::string::npos);
+        qInfo("%s", ptxas_summary(r.log).c_str());
+        const int spilled = spill_bytes(r.log);
+        QVERIFY2(spilled >= 0 && spilled <= 1024,
+                 ("spill stores: " + std::to_string(spilled) + " bytes").c_str());
     }
     // Three consumer warpgroups (512 threads, 192-row tiles, setmaxnreg 56 / 152): a layer of
     // 12288 pixels takes the kernel and it compiles for sm_90a with the tile's instruction.
