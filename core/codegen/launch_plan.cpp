@@ -60,6 +60,16 @@ int wgmma_stages(const KernelConfig& c, int passes) {
     return static_cast<int>(std::clamp<int64_t>(fit, 3, most));
 }
 
+// A wgmma kernel's shared memory with C staged in `passes` column slices: the unpadded swizzled
+// stages (cshuffle reuses them for C, cshufflebuf adds its own C buffer), two 8-byte mbarriers
+// per stage (at least four stages' worth) and 1 KiB of alignment slack.
+int64_t wgmma_shared_bytes(const KernelConfig& c, int passes) {
+    const int stages = wgmma_stages(c, passes);
+    const int64_t ring = stages * int64_t{c.tile_m + c.tile_n} * c.tile_k * element_bytes(c.dtype);
+    const int64_t epi = c.epilogue == Epilogue::CShuffle ? cshuffle_bytes(c) : 0;
+    return std::max(ring, epi) + c_buffer_bytes(c, passes) + 1024 + 16 * std::max(4, stages);
+}
+
 // Elements of one image of the input and of the output.
 int64_t image_in_elements(const Problem& p) {
     return p.Di * p.Hi * p.Wi * p.C;
@@ -117,11 +127,8 @@ int c_buffer_passes(const KernelConfig& c) {
         const int cols = c.tile_n / passes;
         return c.tile_n % passes == 0 && cols >= 32 && cols % c.vector_size_c == 0;
     };
-    const int64_t stage = int64_t{c.tile_m + c.tile_n} * c.tile_k * element_bytes(c.dtype);
     const auto in_budget = [&](int passes) {
-        const int stages = wgmma_stages(c, passes);
-        return stages * stage + c_buffer_bytes(c, passes) + 1024 + 16 * std::max(4, stages) <=
-               k_sm90_shared_optin;
+        return wgmma_shared_bytes(c, passes) <= k_sm90_shared_optin;
     };
     int best = 1;
     for (int passes = 2; sliceable(passes); passes *= 2) {
@@ -190,16 +197,9 @@ int pipeline_stages(const KernelConfig& c) {
 std::size_t shared_bytes(const KernelConfig& c, int /*warp_size*/) {
     if (is_direct(c)) return 0;     // per problem: direct_shared_bytes()
     if (is_direct_mma(c)) return 0; // per problem: direct_mma_shared_bytes()
+    if (uses_wgmma(c)) return static_cast<std::size_t>(wgmma_shared_bytes(c, c_buffer_passes(c)));
     const int64_t pipe = pipeline_stages(c) * static_cast<int64_t>(stage_bytes(c));
     const int64_t epi = c.epilogue == Epilogue::CShuffle ? cshuffle_bytes(c) : 0;
-    // unpadded swizzled stages (cshuffle reuses them for C, cshufflebuf adds its own C buffer)
-    // + two 8-byte mbarriers per stage + 1 KiB alignment slack
-    if (uses_wgmma(c))
-        return static_cast<std::size_t>(std::max(pipeline_stages(c) * int64_t{c.tile_m + c.tile_n} *
-                                                     c.tile_k * element_bytes(c.dtype),
-                                                 epi) +
-                                        c_buffer_bytes(c, c_buffer_passes(c)) + 1024 +
-                                        16 * std::max(4, pipeline_stages(c)));
     const int64_t red = c.pipeline == Pipeline::CompV5 ? int64_t{c.tile_m} * c.tile_n * 4 : 0;
     return static_cast<std::size_t>(std::max({pipe, epi, red}));
 }
