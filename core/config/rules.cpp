@@ -41,8 +41,8 @@ bool allows_double_buffer(Pipeline p) {
 // Accumulator registers per thread above this leave too few for operands and addresses
 // (measured on sm_90: larger warp tiles spill).
 constexpr int k_max_accumulator_registers = 128;
-// Two wgmma consumer warpgroups of more than 128 accumulators raise themselves to 232 registers
-// (setmaxnreg): 192 still compile with the producer's spills only (256 x 224's 224 spill 4 KB).
+// Two wgmma consumer warpgroups hold 160 accumulators in the 208 registers setmaxnreg gives them,
+// 192 in 232 (gemm.h WIDE_ACC) with the producer's spills only; 256 x 224's 224 spill 4 KB.
 constexpr int k_max_wgmma_two_consumer_accumulators = 192;
 // Global loads of A or B per loader thread and K tile that the kernels unroll.
 constexpr int k_max_loads_per_thread = 16;

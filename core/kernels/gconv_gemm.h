@@ -164,10 +164,11 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     // wgmma: unpadded swizzled rows, mbarriers and up to 1 KiB to align the ring to 1024 bytes.
     static constexpr int CONSUMERS = NWARPS / 4;
     // setmaxnreg: two consumers (384 threads) 88 / 208, three (512 threads) 56 / 152; each sum
-    // stays within the 64 K registers of a multiprocessor. Two consumers of more than 128
-    // accumulators (256 x 160 / 192, ping-pong 128 x 160 / 192) take 40 / 232: the producer
-    // spills more of its tile setup, the accumulators fit (docs/notes/wgmma-kernels.md v15).
-    static constexpr bool WIDE_ACC = CONSUMERS == 2 && ACC > 128;
+    // stays within the 64 K registers of a multiprocessor. 208 hold 160 accumulators (256 x 160:
+    // no spill beyond the producer's 120 bytes); two consumers of more (256 x 192, ping-pong
+    // 128 x 192) take 40 / 232, where the producer spills more of its tile setup and the
+    // accumulators fit (at 208 they spill 2-2.6 KB; docs/notes/wgmma-kernels.md v15).
+    static constexpr bool WIDE_ACC = CONSUMERS == 2 && ACC > 160;
     static constexpr int PRODUCER_REGS = CONSUMERS == 3 ? 56 : WIDE_ACC ? 40 : 88;
     static constexpr int CONSUMER_REGS = CONSUMERS == 3 ? 152 : WIDE_ACC ? 232 : 208;
     static constexpr int WG_RING = STAGES * (TM + TN) * TK * ELEM;
