@@ -722,8 +722,9 @@ private:
             cull(Rule::Wgmma, "tile_m " + std::to_string(c_.tile_m) +
                                   " is not 64 or 128 rows per "
                                   "consumer warpgroup (one or two m64 instructions)");
-        // 512 threads leave 128 registers a thread (ptxas's bound, whatever setmaxnreg gives
-        // the consumers later): at most 96 accumulators beside the addresses.
+        // 512 threads leave 128 registers a thread, and ptxas checks each wgmma instruction
+        // against that bound whatever setmaxnreg gives the consumers' code (m64n208 asks 130:
+        // C7602): at most 96 accumulators beside the addresses.
         if (c_.wave_m == 12 && c_.tile_n > 192)
             cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
                                   " over 192 with three consumer warpgroups: 512 threads hold "

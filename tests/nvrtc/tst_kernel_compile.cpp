@@ -258,8 +258,8 @@ private slots:
     }
     // Three consumer warpgroups (512 threads, 192-row tiles, setmaxnreg 56 / 152): a layer of
     // 12288 pixels takes the kernel and it compiles for sm_90a with the tile's instruction.
-    // ptxas holds 128 registers a thread here and spills 200-400 bytes (the two-consumer
-    // kernels: about 120 at 168 registers); the device run says what that costs.
+    // ptxas checks each instruction against the launch bound's 128 registers a thread; the
+    // producer at 56 spills 200-400 bytes (the two-consumer kernels' at 88: about 120).
     void wgmma_three_consumer_tiles_compile_for_sm90a_data() {
         QTest::addColumn<int>("n");
         for (int n : {128, 192}) QTest::newRow(std::to_string(n).c_str()) << n;
