@@ -92,23 +92,30 @@ bool any_width_tile_n(const KernelConfig& c) {
     return c.variant == Variant::Forward && c.tile_n % 16 == 0 && c.tile_n > 0 && c.tile_n <= 256;
 }
 bool wgmma_n_built(const KernelConfig& c) {
-    const int n = c.tile_n;
+    const int n = c.warp_tile_n;
     if (n == 64 || n == 128 || n == 256) return true;
-    if (c.variant == Variant::Forward) return n % 32 == 0 && n > 64 && n < 256;
+    if (c.variant == Variant::Forward)
+        return (n % 32 == 0 && n > 64 && n < 256) || (n % 8 == 0 && n > 64 && n < 128);
     return c.variant == Variant::BwdWeight && n == 192;
 }
+bool wgmma_n_split(const KernelConfig& c) {
+    return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_m == 4 &&
+           c.wave_n == 2 && c.warp_tile_n * 2 == c.tile_n;
+}
 bool uses_wgmma(const KernelConfig& c) {
-    return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_n == 1 &&
-           c.warp_tile_n == c.tile_n;
+    return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) &&
+           ((c.wave_n == 1 && c.warp_tile_n == c.tile_n) || wgmma_n_split(c));
 }
 bool wgmma_three_consumers(const KernelConfig& c) {
     return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_m == 12 &&
            c.wave_n == 1 && c.tile_m == 192 && c.scheduler == Scheduler::Intrawave;
 }
 bool admits_non_pow2(const KernelConfig& c, std::string_view field) {
-    const bool wgmma_n = is_warpgroup_tile(c) && c.warp_tile_n == c.tile_n && wgmma_n_built(c);
+    const bool wgmma_n =
+        is_warpgroup_tile(c) && (c.warp_tile_n == c.tile_n || wgmma_n_split(c)) && wgmma_n_built(c);
     if (field == "tile_n") return any_width_tile_n(c) || wgmma_n;
     if (field == "warp_tile_n") return wgmma_n;
+    if (field == "tile_m" && wgmma_n_split(c)) return c.tile_m % 64 == 0;
     if (field == "tile_m" || field == "wave_m") return wgmma_three_consumers(c);
     return false;
 }
@@ -121,11 +128,11 @@ int c_buffer_passes(const KernelConfig& c) {
     // The fewest column slices that fit the ring's 3 or more stages beside the buffer and give
     // it its most stages: a whole 128 x 256 tile (67 KiB) leaves room for 3 stages of 48 KiB,
     // quarter slices (18 KiB) for 4; a whole 256 x 160 tile (84 KiB) beside 3 stages of 52 KiB
-    // is over 227 KiB, half slices are not. A slice keeps at least 32 columns and whole output
-    // vectors.
+    // is over 227 KiB, half slices are not. A slice keeps at least 32 columns, whole n8 blocks
+    // of the instruction and whole output vectors.
     const auto sliceable = [&](int passes) {
         const int cols = c.tile_n / passes;
-        return c.tile_n % passes == 0 && cols >= 32 && cols % c.vector_size_c == 0;
+        return c.tile_n % passes == 0 && cols >= 32 && cols % 8 == 0 && cols % c.vector_size_c == 0;
     };
     const auto in_budget = [&](int passes) {
         return wgmma_shared_bytes(c, passes) <= k_sm90_shared_optin;

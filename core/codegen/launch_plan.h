@@ -37,12 +37,18 @@ bool is_warpgroup_tile(const KernelConfig& config);
 // come in 48s (144, 240, 672...), so a tile fits them. The rules and is_supported both admit it;
 // the backward kernels were not emulated with such tiles and keep powers of two.
 bool any_width_tile_n(const KernelConfig& config);
-// Whether tile_n is an N of the wgmma instructions gconv_wgmma.h builds for c's direction: 64,
-// 128, 256; forward also 96, 160, 192, 224; bwd_weight also 192. The wgmma rule and is_supported
-// both ask it.
+// Whether warp_tile_n (a warpgroup tile's instruction N) is an N of the wgmma instructions
+// gconv_wgmma.h builds for c's direction: 64, 128, 256; forward also 96, 160, 192, 224 and every
+// multiple of 8 between 64 and 128 (the halves of an N split: 144 ... 240); bwd_weight also 192.
+// The wgmma rule and is_supported both ask it.
 bool wgmma_n_built(const KernelConfig& config);
+// The N split of two consumer warpgroups (wave layout [4, 2, 1], warp_tile_n = tile_n / 2): each
+// warpgroup computes every 64-row block of the tile over its half of the columns, so a tile may
+// be 192 rows with two consumers (192 x 208: two m64n104 halves, 156 accumulators a thread).
+bool wgmma_n_split(const KernelConfig& config);
 // compv5 built for sm_90a as the warp-specialised wgmma pipeline (core/kernels/gconv_wgmma.h):
-// a warpgroup warp tile with warp_tile_n == tile_n and wave layout [4 x consumers, 1, 1].
+// a warpgroup warp tile with warp_tile_n == tile_n and wave layout [4 x consumers, 1, 1], or
+// the N split of two consumers (wgmma_n_split).
 bool uses_wgmma(const KernelConfig& config);
 // A wgmma kernel with the interwave scheduler: its consumer warpgroups ping-pong, each
 // computing alternate tiles whole (gconv_wgmma.h).
@@ -54,8 +60,8 @@ bool wgmma_pingpong(const KernelConfig& config);
 bool wgmma_three_consumers(const KernelConfig& config);
 // Whether the config field `field` (tile_m, tile_n, wave_m, warp_tile_n, ...) may be other than a
 // power of two: a forward tile_n in 16s (any_width_tile_n), a wgmma N as tile_n and warp_tile_n
-// (wgmma_n_built, the warp tile spanning the tile), and three consumers' tile_m 192 and wave_m
-// 12. The tile-shape rule and is_supported both ask it.
+// (wgmma_n_built, the warp tile spanning the tile or half of it), three consumers' tile_m 192
+// and wave_m 12, and an N split's tile_m in 64s. The tile-shape rule and is_supported both ask it.
 bool admits_non_pow2(const KernelConfig& config, std::string_view field);
 // Warps per block: the wave layout, plus the producer warpgroup of a wgmma kernel.
 int block_warps(const KernelConfig& config);

@@ -295,8 +295,8 @@ private:
         const long long tile_warps = wgmma_pingpong(c_) ? 4 : c_.wave_m * c_.wave_n;
         const long long acc = wg ? (long long)c_.tile_m * c_.tile_n / (tile_warps * a_.warp_size)
                                  : (long long)c_.tile_m * c_.tile_n * c_.num_wave_groups / threads;
-        const int most = wg && c_.wave_m == 8 ? k_max_wgmma_two_consumer_accumulators
-                                              : k_max_accumulator_registers;
+        const int most = wg && c_.wave_m * c_.wave_n == 8 ? k_max_wgmma_two_consumer_accumulators
+                                                          : k_max_accumulator_registers;
         if (acc > most)
             cull(Rule::Registers, "each thread would hold " + std::to_string(acc) +
                                       " fp32 accumulators, over " + std::to_string(most));
@@ -683,21 +683,40 @@ private:
             cull(Rule::Wgmma, "bwd_weight wgmma kernels compute one tile per block and stage C "
                               "in the ring: the cshuffle epilogue, not " +
                                   std::string(to_string(c_.epilogue)));
-        if (c_.warp_tile_n != c_.tile_n || c_.wave_n != 1)
+        // A consumer warpgroup covers the whole tile_n with one m64nNk16 per 64-row block, or,
+        // split in N, half of it: the two warpgroups of [4, 2, 1] each take every 64-row block
+        // over their half (a tile of 192 or 256 rows by 208 columns is two m64n104 halves).
+        const bool split = wgmma_n_split(c_);
+        if (!split && (c_.warp_tile_n != c_.tile_n || c_.wave_n != 1))
             cull(Rule::Wgmma,
-                 "each consumer warpgroup covers the whole tile_n with one "
-                 "m64nNk16: needs warp_tile_n == tile_n and wave_n 1 (got warp_tile_n " +
+                 "each consumer warpgroup covers the whole tile_n with one m64nNk16 (wave_n 1, "
+                 "warp_tile_n == tile_n) or, split in N, half of it (wave layout [4, 2, 1], "
+                 "warp_tile_n == tile_n / 2): got warp_tile_n " +
                      std::to_string(c_.warp_tile_n) + ", tile_n " + std::to_string(c_.tile_n) +
-                     ", wave_n " + std::to_string(c_.wave_n) + ")");
+                     ", wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k));
         // N 192 exists for bwd_weight, whose N is C/G x taps: 1152 columns (C/G 128, 3x3) are
         // six 192-wide tiles where 256 leaves half of the fifth empty. Forward has every N in
         // 32-steps from 64: a layer of 160 or 408 channels runs in one 160-wide tile or two
-        // 224-wide ones instead of 128-wide tiles whose last computes a few columns.
+        // 224-wide ones instead of 128-wide tiles whose last computes a few columns; and every
+        // 8-step N from 72 to 120, the halves of an N split (408 channels: two 208-wide tiles).
         if (!wgmma_n_built(c_))
-            cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
+            cull(Rule::Wgmma, "warp_tile_n " + std::to_string(c_.warp_tile_n) +
                                   " is not a wgmma N built here (64, 128, 256; forward also 96, "
-                                  "160, 192, 224; bwd_weight also 192)");
-        if (wgmma_pingpong(c_)) {
+                                  "160, 192, 224 and 72 ... 120 in 8s; bwd_weight also 192)");
+        if (split) {
+            if (c_.variant != Variant::Forward)
+                cull(Rule::Wgmma, "the N split of two consumer warpgroups is built for forward "
+                                  "only, not " +
+                                      std::string(to_string(c_.variant)));
+            if (c_.scheduler == Scheduler::Interwave)
+                cull(Rule::Wgmma, "interwave (ping-pong) gives each consumer warpgroup whole "
+                                  "tiles; the N split shares every tile between two: intrawave");
+            if (c_.tile_m % 64 != 0 || c_.tile_m > 256)
+                cull(Rule::Wgmma, "tile_m " + std::to_string(c_.tile_m) +
+                                      " is not 64, 128, 192 or 256 rows: each N-split consumer "
+                                      "warpgroup takes every m64 block of the tile (at most the "
+                                      "copy engine's 256-row box)");
+        } else if (wgmma_pingpong(c_)) {
             // Ping-pong (interwave): two consumer warpgroups on alternate whole tiles.
             if (c_.wave_m != 8)
                 cull(Rule::Wgmma, "interwave (ping-pong) alternates two consumer warpgroups: "

@@ -188,8 +188,9 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
                                           ? (PIPE_BYTES > RED_BYTES ? PIPE_BYTES : RED_BYTES)
                                           : (EPI_BYTES > RED_BYTES ? EPI_BYTES : RED_BYTES);
     static constexpr int SMEM_BYTES = WGMMA ? WG_BYTES : GEMM_BYTES;
-    static_assert(!WGMMA || (Cfg::kWaveN == 1 && NWARPS % 4 == 0 && CONSUMERS <= 3),
-                  "wgmma: wave layout [4 x consumers, 1, 1]");
+    static_assert(!WGMMA || (Cfg::kWaveN == 1 && NWARPS % 4 == 0 && CONSUMERS <= 3) ||
+                      (Cfg::kWaveM == 4 && Cfg::kWaveN == 2 && !PINGPONG),
+                  "wgmma: wave layout [4 x consumers, 1, 1], or [4, 2, 1] split in N");
     static_assert(SMEM_BYTES == Cfg::kSmemBytes, "host and device shared-memory sizes differ");
     static_assert(PIPE != kBasicV1 || STAGES == (Cfg::kDsb ? 2 : 1), "basic_v1 stages");
     static_assert(PIPE != kCompV3 || STAGES == 1, "compv3 uses one shared buffer");

@@ -27,7 +27,9 @@
 // both operands by descriptor), commit, wait until the previous tile's group finished and
 // release that tile's stage (one arrival per consumer warp). Consumer warpgroup g owns the
 // 64-row blocks r * C + g (r < RM): accumulators in the mma.sync C-fragment order per n8
-// column block, so the engine's coord() / store_direct() apply unchanged.
+// column block, so the engine's coord() / store_direct() apply unchanged. Split in N (wave
+// layout [4, 2, 1]), warpgroup g owns every 64-row block over columns g * WN ... g * WN + WN - 1
+// (wgmma.m64nWNk16, WN = tile_n / 2): 192-row tiles with two consumers.
 // Epilogues: cshuffle stages C in the (drained) ring, one tile per block; direct stores from
 // registers and cshufflebuf shuffles through a C buffer after the ring, both on a persistent
 // grid (TileWalk) whose producer refills the ring while the consumers store.
@@ -178,13 +180,17 @@ GCONV_DEVICE u64 descriptor_mn(u32 smem_addr, u32 lbo) {
 // D(64 x N, fp32) += A(64 x 16) * B(16 x N), both from shared memory; IS_HALF picks fp16;
 // MN: both operands MN-major (the transpose immediates of the instruction).
 template <int N, bool IS_HALF, bool MN> GCONV_DEVICE void wgmma_m64k16(float* d, u64 a, u64 b);
-// 16 accumulators d[o] ... d[o + 15] as "+f" asm operands, and 32.
+// 16 accumulators d[o] ... d[o + 15] as "+f" asm operands, and 32, 8, 4.
 #define GCONV_WGMMA_D16(o)                                                                         \
     "+f"(d[o + 0]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3]), "+f"(d[o + 4]),                \
         "+f"(d[o + 5]), "+f"(d[o + 6]), "+f"(d[o + 7]), "+f"(d[o + 8]), "+f"(d[o + 9]),            \
         "+f"(d[o + 10]), "+f"(d[o + 11]), "+f"(d[o + 12]), "+f"(d[o + 13]), "+f"(d[o + 14]),       \
         "+f"(d[o + 15])
 #define GCONV_WGMMA_D32(o) GCONV_WGMMA_D16(o), GCONV_WGMMA_D16(o + 16)
+#define GCONV_WGMMA_D8(o)                                                                          \
+    "+f"(d[o + 0]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3]), "+f"(d[o + 4]),                \
+        "+f"(d[o + 5]), "+f"(d[o + 6]), "+f"(d[o + 7])
+#define GCONV_WGMMA_D4(o) "+f"(d[o + 0]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3])
 // One wgmma.m64nNk16 for both types ("bf16", "f16") and both operand majors (TR: the transpose
 // immediates, "0" K-major, "1" MN-major). Per N: OPS_N<N> names the N / 2 accumulator operands
 // and then A's and B's descriptors, PRED_N<N> the operand of the scale-d flag, ACC_N<N> the
@@ -202,12 +208,46 @@ template <int N, bool IS_HALF, bool MN> GCONV_DEVICE void wgmma_m64k16(float* d,
     "%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33"
 #define GCONV_WGMMA_PRED_N64 "%34"
 #define GCONV_WGMMA_ACC_N64 GCONV_WGMMA_D32(0)
+#define GCONV_WGMMA_OPS_N72                                                                        \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35}, %36, %37"
+#define GCONV_WGMMA_PRED_N72 "%38"
+#define GCONV_WGMMA_ACC_N72 GCONV_WGMMA_D32(0), GCONV_WGMMA_D4(32)
+#define GCONV_WGMMA_OPS_N80                                                                        \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39}, %40, %41"
+#define GCONV_WGMMA_PRED_N80 "%42"
+#define GCONV_WGMMA_ACC_N80 GCONV_WGMMA_D32(0), GCONV_WGMMA_D8(32)
+#define GCONV_WGMMA_OPS_N88                                                                        \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43}, %44, %45"
+#define GCONV_WGMMA_PRED_N88 "%46"
+#define GCONV_WGMMA_ACC_N88 GCONV_WGMMA_D32(0), GCONV_WGMMA_D8(32), GCONV_WGMMA_D4(40)
 #define GCONV_WGMMA_OPS_N96                                                                        \
     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
     "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
     "%46,%47}, %48, %49"
 #define GCONV_WGMMA_PRED_N96 "%50"
 #define GCONV_WGMMA_ACC_N96 GCONV_WGMMA_D32(0), GCONV_WGMMA_D16(32)
+#define GCONV_WGMMA_OPS_N104                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
+    "%46,%47,%48,%49,%50,%51}, %52, %53"
+#define GCONV_WGMMA_PRED_N104 "%54"
+#define GCONV_WGMMA_ACC_N104 GCONV_WGMMA_D32(0), GCONV_WGMMA_D16(32), GCONV_WGMMA_D4(48)
+#define GCONV_WGMMA_OPS_N112                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
+    "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55}, %56, %57"
+#define GCONV_WGMMA_PRED_N112 "%58"
+#define GCONV_WGMMA_ACC_N112 GCONV_WGMMA_D32(0), GCONV_WGMMA_D16(32), GCONV_WGMMA_D8(48)
+#define GCONV_WGMMA_OPS_N120                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
+    "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59}, %60, %61"
+#define GCONV_WGMMA_PRED_N120 "%62"
+#define GCONV_WGMMA_ACC_N120                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D16(32), GCONV_WGMMA_D8(48), GCONV_WGMMA_D4(56)
 #define GCONV_WGMMA_OPS_N128                                                                       \
     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"       \
     "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"     \
@@ -259,7 +299,13 @@ template <int N, bool IS_HALF, bool MN> GCONV_DEVICE void wgmma_m64k16(float* d,
     GCONV_WGMMA_ONE(N, false, "bf16", true, "1")                                                   \
     GCONV_WGMMA_ONE(N, true, "f16", true, "1")
 GCONV_WGMMA_ALL(64)
+GCONV_WGMMA_ALL(72)
+GCONV_WGMMA_ALL(80)
+GCONV_WGMMA_ALL(88)
 GCONV_WGMMA_ALL(96)
+GCONV_WGMMA_ALL(104)
+GCONV_WGMMA_ALL(112)
+GCONV_WGMMA_ALL(120)
 GCONV_WGMMA_ALL(128)
 GCONV_WGMMA_ALL(160)
 GCONV_WGMMA_ALL(192)
@@ -288,9 +334,29 @@ GCONV_WGMMA_ALL(256)
 #undef GCONV_WGMMA_OPS_N256
 #undef GCONV_WGMMA_PRED_N256
 #undef GCONV_WGMMA_ACC_N256
+#undef GCONV_WGMMA_OPS_N72
+#undef GCONV_WGMMA_PRED_N72
+#undef GCONV_WGMMA_ACC_N72
+#undef GCONV_WGMMA_OPS_N80
+#undef GCONV_WGMMA_PRED_N80
+#undef GCONV_WGMMA_ACC_N80
+#undef GCONV_WGMMA_OPS_N88
+#undef GCONV_WGMMA_PRED_N88
+#undef GCONV_WGMMA_ACC_N88
+#undef GCONV_WGMMA_OPS_N104
+#undef GCONV_WGMMA_PRED_N104
+#undef GCONV_WGMMA_ACC_N104
+#undef GCONV_WGMMA_OPS_N112
+#undef GCONV_WGMMA_PRED_N112
+#undef GCONV_WGMMA_ACC_N112
+#undef GCONV_WGMMA_OPS_N120
+#undef GCONV_WGMMA_PRED_N120
+#undef GCONV_WGMMA_ACC_N120
 #undef GCONV_WGMMA_SHAPE
 #undef GCONV_WGMMA_D32
 #undef GCONV_WGMMA_D16
+#undef GCONV_WGMMA_D8
+#undef GCONV_WGMMA_D4
 
 // Byte offset of element k (< 64) of row `row` in a 128-byte-swizzled operand tile.
 GCONV_DEVICE int swizzled(int row, int k) {
@@ -577,31 +643,34 @@ GCONV_DEVICE void store_c_rows(S& s, const typename S::OutT* sc, int ct, int col
     }
 }
 
-// The C slice (C_COLS columns) that accumulator `idx` of a wgmma consumer falls in: its n8
-// column block's, the same for every lane, so an unrolled loop over idx keeps the test off the
-// registers' indices.
+// The C slice (C_COLS columns) that accumulator `idx` of a wgmma consumer falls in, counted
+// from the warpgroup's first column: its n8 column block's, the same for every lane, so an
+// unrolled loop over idx keeps the test off the registers' indices.
 template <class S> GCONV_DEVICE constexpr int c_slice(int idx) {
     return ((idx >> 2) % S::FN) * S::FRAG_N / S::C_COLS;
 }
 
 #if defined(GCONV_HAS_WGMMA)
-// One K tile's TK / 16 k16 steps x RM wgmma of a consumer warpgroup (tile_wg: its first 64-row
-// block of A). A k16 step is 16 rows (2048 bytes) of an MN-major tile, 32 bytes along a K-major
-// row.
-template <class S, int TILE_WGS>
-GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg) {
+// One K tile's TK / 16 k16 steps x RM wgmma.m64nWNk16 of a consumer warpgroup (tile_wg: its
+// first 64-row block of A, M_WGS warpgroups along M; wn: its WN-column half of B in an N split).
+// A k16 step is 16 rows (2048 bytes) of an MN-major tile, 32 bytes along a K-major row; an N
+// half starts WN K-major rows (whole 8-row swizzle atoms) into B.
+template <class S, int M_WGS>
+GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg, int wn) {
     constexpr bool MN = S::A_MN;
+    static_assert(S::CWN == 1 || (!MN && S::WN % 8 == 0), "an N split of K-major B in atoms");
     constexpr u64 LAYOUT = k_major_layout<S::TK>();
     constexpr u32 A_BLOCK = 64 * S::TK * 2; // one 64-row block of A
+    if constexpr (S::CWN > 1) b_addr += wn * S::WN * S::TK * 2;
 #pragma unroll
     for (int kk = 0; kk < S::TK / 16; ++kk) {
         const u64 db = MN ? descriptor_mn(b_addr + kk * 2048, 64 * 128)
                           : descriptor_k(b_addr + kk * 32, LAYOUT);
 #pragma unroll
         for (int r = 0; r < S::RM; ++r) {
-            const u32 block = r * TILE_WGS + tile_wg;
-            wgmma_m64k16<S::TN, S::IS_HALF, MN>(
-                acc + r * (S::TN / 2),
+            const u32 block = r * M_WGS + tile_wg;
+            wgmma_m64k16<S::WN, S::IS_HALF, MN>(
+                acc + r * (S::WN / 2),
                 MN ? descriptor_mn(a_addr + block * A_BLOCK + kk * 2048, 64 * 128)
                    : descriptor_k(a_addr + block * A_BLOCK + kk * 32, LAYOUT),
                 db);
@@ -622,9 +691,9 @@ template <class S> GCONV_DEVICE void release_stage(u32 empty, int rank) {
 // A consumer warpgroup's main loop over one output tile's K tiles (ring positions it ... it +
 // ktiles - 1): wait for each stage, issue it, release the one before once this one's wgmma
 // group is in flight; returns with every wgmma finished and the accumulators fenced.
-template <class S, int TILE_WGS>
+template <class S, int M_WGS>
 GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, int ktiles,
-                                  int tile_wg, int wg, int rank) {
+                                  int tile_wg, int wn, int wg, int rank) {
     constexpr int STAGES = S::STAGES;
     constexpr u32 A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -633,7 +702,7 @@ GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, 
         mbar_wait(bars + 8 * st, (q / STAGES) & 1);
         const u32 a_addr = tiles_addr + st * STAGE_BYTES;
         mma_fence();
-        issue_k_tile<S, TILE_WGS>(acc, a_addr, a_addr + A_BYTES, tile_wg);
+        issue_k_tile<S, M_WGS>(acc, a_addr, a_addr + A_BYTES, tile_wg, wn);
         mma_commit();
         mma_wait<1>();
         if (t > 0 && lane == 0) release_stage<S>(bars + 8 * (STAGES + (q - 1) % STAGES), rank);
@@ -655,9 +724,12 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     (void)sizeof(OutT);
     constexpr int STAGES = S::STAGES, CONSUMERS = S::CONSUMERS;
     // Ping-pong: each consumer warpgroup takes every other tile of the block whole, so one
-    // warpgroup consumes (and releases) a stage; otherwise all of them share each tile.
+    // warpgroup consumes (and releases) a stage; otherwise all of them share each tile, M_WGS
+    // along M (all of them, or one in an N split: each takes every 64-row block over its half
+    // of the columns).
     constexpr bool PP = S::PINGPONG;
     constexpr int TILE_WGS = PP ? 1 : CONSUMERS;
+    constexpr int M_WGS = TILE_WGS / S::CWN;
     static_assert(!PP || (CONSUMERS == 2 && !S::CSHUFFLE),
                   "ping-pong: two consumer warpgroups, an epilogue that leaves the ring alone");
     static_assert(S::CLUSTER == 1 ||
@@ -757,7 +829,9 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
         const int cw = warp - 4; // consumer warp index
         const int wg = cw / 4;
         const int tw = PP ? cw % 4 : cw; // warp index among the tile's consumers
-        const int tile_wg = PP ? 0 : wg; // this warpgroup's 64-row blocks in the tile
+        // The tile's warp grid (gemm::coord): CWM warps along M by CWN warpgroups along N.
+        const int wm = S::CWN == 1 ? tw : tw % S::CWM, wn = S::CWN == 1 ? 0 : tw / S::CWM;
+        const int tile_wg = PP || S::CWN > 1 ? 0 : wg; // its 64-row blocks in the tile
         int it = 0, turn = 0;
         for (int tile = walk.first; tile < walk.count; tile += walk.step) {
             int bx, by, bz;
@@ -782,7 +856,8 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             float acc[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
-            consume_k_tiles<S, TILE_WGS>(acc, bars, tiles_addr, it, ktiles, tile_wg, wg, walk.rank);
+            consume_k_tiles<S, M_WGS>(acc, bars, tiles_addr, it, ktiles, tile_wg, wn, wg,
+                                      walk.rank);
             // The last K tile's stage goes back to the producer (the next tile's loads).
             if (ktiles > 0 && lane == 0)
                 release_stage<S>(bars + 8 * (STAGES + (it + ktiles - 1) % STAGES), walk.rank);
@@ -797,7 +872,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #pragma unroll
                 for (int idx = 0; idx < S::ACC; ++idx) {
                     int row, col;
-                    gemm::coord<S>(idx, tw, 0, lane, row, col);
+                    gemm::coord<S>(idx, wm, wn, lane, row, col);
                     sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
                 }
                 consumer_barrier<S::CTHREADS>();
@@ -808,11 +883,20 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 // until every consumer has read the previous slice (or tile) out of the buffer.
                 // Ping-pong: each warpgroup has its own buffer and barrier. A buffer of a
                 // column slice (C_PASSES > 1) leaves the ring a stage more.
-                static_assert(S::RN == 1 && S::CWN == 1, "wgmma: one warp tile spans tile_n");
+                static_assert(S::RN == 1, "wgmma: one warp tile spans the warpgroup's columns");
                 OutT* sc =
                     reinterpret_cast<OutT*>(tiles + S::WG_RING + (PP ? wg * S::C_TILE_BYTES : 0));
 #pragma unroll
+                // Split in N, each warpgroup's columns are WG_PASSES slices of the tile's
+                // C_PASSES (or, one slice for the whole tile, both share it): a pass stages the
+                // accumulators of one warpgroup, chosen by a uniform branch.
+                static_assert(S::C_COLS % S::FRAG_N == 0 &&
+                                  (S::C_PASSES == 1 || S::C_PASSES % S::CWN == 0),
+                              "whole n8 blocks per C slice, whole slices per N half");
+                constexpr int WG_PASSES = S::C_PASSES >= S::CWN ? S::C_PASSES / S::CWN : 1;
+#pragma unroll
                 for (int pass = 0; pass < S::C_PASSES; ++pass) {
+                    const bool stages = S::C_PASSES < S::CWN || pass / WG_PASSES == wn;
                     if constexpr (PP) {
                         arch::named_barrier<S::CTHREADS>(1 + wg);
                     } else {
@@ -821,9 +905,9 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     // A fragment's two adjacent columns go in one store.
 #pragma unroll
                     for (int idx = 0; idx < S::ACC; idx += S::RUN) {
-                        if (c_slice<S>(idx) != pass) continue;
+                        if (!stages || c_slice<S>(idx) != pass % WG_PASSES) continue;
                         int row, col;
-                        gemm::coord<S>(idx, tw, 0, lane, row, col);
+                        gemm::coord<S>(idx, wm, wn, lane, row, col);
                         GCONV_ALIGN(16) OutT v[S::RUN];
 #pragma unroll
                         for (int e = 0; e < S::RUN; ++e) v[e] = from_float<OutT>(acc[idx + e]);
@@ -837,7 +921,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                                                         pass * S::C_COLS);
                 }
             } else {
-                gemm::store_direct(s, acc, tw, 0, lane);
+                gemm::store_direct(s, acc, wm, wn, lane);
             }
         }
         // The block's last tile was arrived at for a main loop that never comes: the other

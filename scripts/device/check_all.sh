@@ -49,6 +49,10 @@
 #              forward_wgmma_wide_acc_explore.json) verified as cluster's, then timed with cuDNN
 #              beside the cluster, three-consumer and persistent cshuffle pools on
 #              GCONV_WIDE_ACC_SET (default bench/baselines/n48_probe.json), per-shape best
+#   nsplit     the N-split wgmma tiles (bench/configs/forward_wgmma_nsplit_explore.json: two
+#              consumer warpgroups side by side in N, 192-row tiles, halves of 72-128 columns)
+#              and the wide_acc tiles, both verified as cluster's, then timed with cuDNN beside
+#              wide_acc's pools on GCONV_NSPLIT_SET (default bench/baselines/n48_probe.json)
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -235,30 +239,44 @@ n48() {
 
 # The persistent wgmma kernels alone and in clusters of two (bench/configs/forward_cluster_explore.json)
 # verified, then timed with cuDNN on GCONV_CLUSTER_SET, the per-shape best and winners.txt.
-# explore_wgmma DIR PREFIX CONFIG SET [POOL...]: a forward wgmma exploration config verified on
-# forward_{2d,3d}_test_validation and scripts/device/wgmma_problems.json, then timed with cuDNN
-# beside the POOLs on SET, the per-shape best and winners.txt.
+# explore_wgmma DIR PREFIX SET CONFIG... [-- POOL...]: forward wgmma exploration configs, each
+# verified on forward_{2d,3d}_test_validation and scripts/device/wgmma_problems.json, then timed
+# with cuDNN beside the POOLs on SET, the per-shape best and winners.txt.
 explore_wgmma() {
-  local dir=$1 prefix=$2 config=$3 set=$4
-  shift 4
-  local verify=($bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1
-    --repeat 2 --kernel-timeout 20 --config "$config")
-  "${verify[@]}" --problems forward_2d_test_validation,forward_3d_test_validation \
-    --output "$dir/verify_${prefix}_test_validation.csv" 2>&1 | tail -1
-  "${verify[@]}" --problems-file scripts/device/wgmma_problems.json \
-    --output "$dir/verify_${prefix}_wgmma_problems.csv" 2>&1 | tail -1
+  local dir=$1 prefix=$2 set=$3 config configs=()
+  shift 3
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do configs+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  for config in "${configs[@]}"; do
+    local verify=($bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1
+      --repeat 2 --kernel-timeout 20 --config "$config") name
+    name=$(basename "$config" .json)
+    "${verify[@]}" --problems forward_2d_test_validation,forward_3d_test_validation \
+      --output "$dir/verify_${name}_test_validation.csv" 2>&1 | tail -1
+    "${verify[@]}" --problems-file scripts/device/wgmma_problems.json \
+      --output "$dir/verify_${name}_wgmma_problems.csv" 2>&1 | tail -1
+  done
   python3 bench/report.py "$dir"/verify_*.csv | tail -6
-  pools_with_cudnn "$dir" "$prefix" "$set" -- "$config" "$@"
+  pools_with_cudnn "$dir" "$prefix" "$set" -- "${configs[@]}" "$@"
 }
 cluster() {
-  explore_wgmma "$1" cluster bench/configs/forward_cluster_explore.json \
-    "${GCONV_CLUSTER_SET:-bench/baselines/compute_tail_probe.json}"
+  explore_wgmma "$1" cluster "${GCONV_CLUSTER_SET:-bench/baselines/compute_tail_probe.json}" \
+    bench/configs/forward_cluster_explore.json
 }
+# The shipped pools the two-consumer explorations would add to or replace.
+wgmma_shipped=(configs/forward_bf16_cluster_wgmma.json configs/forward_bf16_three_consumer_wgmma.json
+  configs/forward_bf16_persistent_cshuffle_wgmma.json)
 # The two-consumer tiles of 160 and 192 accumulators beside the pools they would replace.
 wide_acc() {
-  explore_wgmma "$1" wide bench/configs/forward_wgmma_wide_acc_explore.json \
-    "${GCONV_WIDE_ACC_SET:-bench/baselines/n48_probe.json}" configs/forward_bf16_cluster_wgmma.json \
-    configs/forward_bf16_three_consumer_wgmma.json configs/forward_bf16_persistent_cshuffle_wgmma.json
+  explore_wgmma "$1" wide "${GCONV_WIDE_ACC_SET:-bench/baselines/n48_probe.json}" \
+    bench/configs/forward_wgmma_wide_acc_explore.json -- "${wgmma_shipped[@]}"
+}
+# The N-split tiles (two consumer warpgroups side by side in N: 192-row tiles, 8-step N) with
+# the wide-accumulator tiles beside the same pools.
+nsplit() {
+  explore_wgmma "$1" nsplit "${GCONV_NSPLIT_SET:-bench/baselines/n48_probe.json}" \
+    bench/configs/forward_wgmma_nsplit_explore.json bench/configs/forward_wgmma_wide_acc_explore.json \
+    -- "${wgmma_shipped[@]}"
 }
 
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
@@ -334,7 +352,8 @@ for part in "${parts[@]}"; do
     narrow) export -f narrow pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
     n48) export -f n48 pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "n48 '$out/$part'" ;;
     cluster) export -f cluster explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "cluster '$out/$part'" ;;
-    wide_acc) export -f wide_acc explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "wide_acc '$out/$part'" ;;
+    wide_acc) export -f wide_acc explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "$(declare -p wgmma_shipped); wide_acc '$out/$part'" ;;
+    nsplit) export -f nsplit explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "$(declare -p wgmma_shipped); nsplit '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;

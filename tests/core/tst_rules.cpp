@@ -575,6 +575,52 @@ private slots:
         QVERIFY(culled_by(pp, "sm_90a", Rule::Wgmma, "wave_m 8"));
         QVERIFY(culled_by(t, "sm_90", Rule::WaveLayout));
     }
+
+    // Two consumer warpgroups split in N (wave layout [4, 2, 1], warp_tile_n = tile_n / 2): each
+    // takes every 64-row block of the tile, so tiles of 192 rows need no third warpgroup; the
+    // halves are the 8-step N from 72 to 120 or a built N. Forward and intrawave only, at most
+    // 256 rows and 192 accumulators a thread.
+    void wgmma_two_consumers_split_in_n() {
+        KernelConfig c = wgmma_base();
+        c.tile_m = 192;
+        c.wave_m = 4;
+        c.wave_n = 2;
+        for (int n : {144, 160, 208, 240, 256}) {
+            c.tile_n = n;
+            c.warp_tile_n = n / 2;
+            QVERIFY(gconv::wgmma_n_split(c) && uses_wgmma(c));
+            expect_legal(c, "sm_90a");
+            QVERIFY2(is_supported(c, problem_with_k(408)).ok, qPrintable(QString::number(n)));
+        }
+        // 384 threads: the producer and two consumer warpgroups.
+        QCOMPARE(block_threads(c, specs().get("sm_90a")), 384);
+        c.tile_n = 208;
+        c.warp_tile_n = 104;
+        // Both halves' columns in one C buffer, or one half per slice.
+        c.epilogue = Epilogue::CShuffleBuf;
+        expect_legal(c, "sm_90a");
+        QVERIFY(c_buffer_passes(c) == 1 || c_buffer_passes(c) == 2);
+        KernelConfig w = c;
+        w.tile_m = 256; // 256 x 208: 208 accumulators a thread (and C beside 3 stages)
+        QVERIFY(culled_by(w, "sm_90a", Rule::Registers, "208 fp32 accumulators"));
+        w.tile_m = 320;
+        QVERIFY(culled_by(w, "sm_90a", Rule::Wgmma, "64, 128, 192 or 256 rows"));
+        w = c;
+        w.scheduler = Scheduler::Interwave;
+        QVERIFY(culled_by(w, "sm_90a", Rule::Wgmma, "intrawave"));
+        w = c;
+        w.variant = Variant::BwdData;
+        QVERIFY(culled_by(w, "sm_90a", Rule::Wgmma, "forward only"));
+        w = c;
+        w.tile_n = 200; // halves of 100: no wgmma N
+        w.warp_tile_n = 100;
+        QVERIFY(culled_by(w, "sm_90a", Rule::Wgmma, "72 ... 120"));
+        w = c;
+        w.warp_tile_n = 64; // neither the whole tile nor half of it
+        QVERIFY(!gconv::wgmma_n_split(w));
+        QVERIFY(culled_by(w, "sm_90a", Rule::Wgmma, "tile_n / 2"));
+        QVERIFY(culled_by(c, "sm_90", Rule::WarpTile));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestRules)

@@ -256,6 +256,54 @@ private slots:
         QVERIFY2(spilled >= 0 && spilled <= 1024,
                  ("spill stores: " + std::to_string(spilled) + " bytes").c_str());
     }
+    // The N split of two consumer warpgroups (wave layout [4, 2, 1]): each issues
+    // wgmma.m64n<tile_n / 2>k16 over every 64-row block of the tile, so 192-row tiles need no
+    // third warpgroup (192 x 208 for 408 channels: 156 accumulators, setmaxnreg 88 / 208); every
+    // epilogue, a cluster of two, and 256 x 176 at 40 / 232. No more spill stores than the
+    // producer's tile setup.
+    void wgmma_n_split_tiles_compile_for_sm90a_data() {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("epilogue");
+        QTest::addColumn<int>("cluster");
+        QTest::addColumn<int>("consumer_regs");
+        const int buf = static_cast<int>(Epilogue::CShuffleBuf);
+        QTest::newRow("192x208") << 192 << 208 << buf << 1 << 208;
+        QTest::newRow("192x208 direct")
+            << 192 << 208 << static_cast<int>(Epilogue::Direct) << 1 << 208;
+        QTest::newRow("192x208 cshuffle")
+            << 192 << 208 << static_cast<int>(Epilogue::CShuffle) << 1 << 208;
+        QTest::newRow("192x208 cluster 2") << 192 << 208 << buf << 2 << 208;
+        QTest::newRow("192x144") << 192 << 144 << buf << 1 << 208;
+        QTest::newRow("128x240") << 128 << 240 << buf << 1 << 208;
+        QTest::newRow("256x176") << 256 << 176 << buf << 1 << 232;
+    }
+    void wgmma_n_split_tiles_compile_for_sm90a() {
+        QFETCH(int, m);
+        QFETCH(int, n);
+        QFETCH(int, epilogue);
+        QFETCH(int, cluster);
+        QFETCH(int, consumer_regs);
+        KernelConfig c =
+            make(DataType::BF16, 2, m, n, 64, 4, 2, 16, n / 2, 16, Pipeline::CompV5,
+                 Scheduler::Intrawave, static_cast<Epilogue>(epilogue), 8, 8, 8, 1, false);
+        c.cluster_n = cluster;
+        QVERIFY(wgmma_n_split(c) && uses_wgmma(c));
+        Problem p;
+        p.N = 12, p.C = 168, p.K = 408, p.Hi = p.Wi = 32;
+        Result r;
+        const std::string why = compile_wgmma(c, p, r);
+        QVERIFY2(why.empty(), why.c_str());
+        // Two consumer warpgroups behind the producer: 384 threads.
+        QVERIFY(r.ptx.find(".maxntid 384, 1, 1") != std::string::npos);
+        QVERIFY(r.ptx.find("setmaxnreg.inc.sync.aligned.u32 " + std::to_string(consumer_regs)) !=
+                std::string::npos);
+        QCOMPARE(r.ptx.find(".reqnctapercluster 2, 1, 1") != std::string::npos, cluster == 2);
+        qInfo("%s", ptxas_summary(r.log).c_str());
+        const int spilled = spill_bytes(r.log);
+        QVERIFY2(spilled >= 0 && spilled <= 1024,
+                 ("spill stores: " + std::to_string(spilled) + " bytes").c_str());
+    }
     // Three consumer warpgroups (512 threads, 192-row tiles, setmaxnreg 56 / 152): a layer of
     // 12288 pixels takes the kernel and it compiles for sm_90a with the tile's instruction.
     // ptxas checks each instruction against the launch bound's 128 registers a thread; the
