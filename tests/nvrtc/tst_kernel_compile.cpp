@@ -94,6 +94,13 @@ std::string compile_wgmma(const KernelConfig& c, const Problem& p, Result& r) {
     return "";
 }
 
+// compile_wgmma on a 1x1 layer: n images of hw x hw pixels, c -> k channels.
+std::string compile_wgmma_1x1(const KernelConfig& config, int n, int c, int k, int hw, Result& r) {
+    Problem p;
+    p.N = n, p.C = c, p.K = k, p.Hi = p.Wi = hw;
+    return compile_wgmma(config, p, r);
+}
+
 KernelConfig make(DataType dt, int nd, int tm, int tn, int tk, int wm, int wn, int wtm, int wtn,
                   int wtk, Pipeline pipe, Scheduler s, Epilogue e, int va, int vb, int vc, int gm,
                   bool si, bool pad = true) {
@@ -212,10 +219,8 @@ private slots:
         const KernelConfig c =
             make(DataType::BF16, 2, 128, n, 64, 8, 1, 16, n, 16, Pipeline::CompV5,
                  Scheduler::Intrawave, Epilogue::CShuffleBuf, 8, 8, 8, 1, false);
-        Problem p;
-        p.N = 2, p.C = 168, p.K = 408, p.Hi = p.Wi = 16;
         Result r;
-        const std::string why = compile_wgmma(c, p, r);
+        const std::string why = compile_wgmma_1x1(c, 2, 168, 408, 16, r);
         QVERIFY2(why.empty(), why.c_str());
         qInfo("%s", ptxas_summary(r.log).c_str());
     }
@@ -242,10 +247,8 @@ private slots:
         const KernelConfig c = make(DataType::BF16, 2, m, n, 64, 8, 1, 16, n, 16, Pipeline::CompV5,
                                     pingpong ? Scheduler::Interwave : Scheduler::Intrawave,
                                     Epilogue::CShuffleBuf, 8, 8, 8, 1, false);
-        Problem p;
-        p.N = 12, p.C = 728, p.K = 728, p.Hi = p.Wi = 21;
         Result r;
-        const std::string why = compile_wgmma(c, p, r);
+        const std::string why = compile_wgmma_1x1(c, 12, 728, 728, 21, r);
         QVERIFY2(why.empty(), why.c_str());
         const std::string split = consumer_regs == 232 ? "40" : "88";
         QVERIFY(r.ptx.find("setmaxnreg.inc.sync.aligned.u32 " + std::to_string(consumer_regs)) !=
@@ -289,10 +292,8 @@ private slots:
                  Scheduler::Intrawave, static_cast<Epilogue>(epilogue), 8, 8, 8, 1, false);
         c.cluster_n = cluster;
         QVERIFY(wgmma_n_split(c) && uses_wgmma(c));
-        Problem p;
-        p.N = 12, p.C = 168, p.K = 408, p.Hi = p.Wi = 32;
         Result r;
-        const std::string why = compile_wgmma(c, p, r);
+        const std::string why = compile_wgmma_1x1(c, 12, 168, 408, 32, r);
         QVERIFY2(why.empty(), why.c_str());
         // Two consumer warpgroups behind the producer: 384 threads.
         QVERIFY(r.ptx.find(".maxntid 384, 1, 1") != std::string::npos);
@@ -318,10 +319,8 @@ private slots:
             make(DataType::BF16, 2, 192, n, 64, 12, 1, 16, n, 16, Pipeline::CompV5,
                  Scheduler::Intrawave, Epilogue::CShuffleBuf, 8, 8, 8, 1, false);
         QVERIFY(wgmma_three_consumers(c));
-        Problem p;
-        p.N = 12, p.C = 256, p.K = 256, p.Hi = p.Wi = 32;
         Result r;
-        const std::string why = compile_wgmma(c, p, r);
+        const std::string why = compile_wgmma_1x1(c, 12, 256, 256, 32, r);
         QVERIFY2(why.empty(), why.c_str());
         QVERIFY(r.ptx.find("setmaxnreg.inc.sync.aligned.u32 152") != std::string::npos);
         QVERIFY(r.ptx.find(".maxntid 512, 1, 1") != std::string::npos);
