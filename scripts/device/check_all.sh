@@ -237,8 +237,6 @@ n48() {
     bench/configs/forward_n48_explore.json
 }
 
-# The persistent wgmma kernels alone and in clusters of two (bench/configs/forward_cluster_explore.json)
-# verified, then timed with cuDNN on GCONV_CLUSTER_SET, the per-shape best and winners.txt.
 # explore_wgmma DIR PREFIX SET CONFIG... [-- POOL...]: forward wgmma exploration configs, each
 # verified on forward_{2d,3d}_test_validation and scripts/device/wgmma_problems.json, then timed
 # with cuDNN beside the POOLs on SET, the per-shape best and winners.txt.
@@ -259,24 +257,27 @@ explore_wgmma() {
   python3 bench/report.py "$dir"/verify_*.csv | tail -6
   pools_with_cudnn "$dir" "$prefix" "$set" -- "${configs[@]}" "$@"
 }
+# The persistent wgmma kernels alone and in clusters of two (bench/configs/forward_cluster_explore.json)
+# verified, then timed with cuDNN on GCONV_CLUSTER_SET, the per-shape best and winners.txt.
 cluster() {
   explore_wgmma "$1" cluster "${GCONV_CLUSTER_SET:-bench/baselines/compute_tail_probe.json}" \
     bench/configs/forward_cluster_explore.json
 }
-# The shipped pools the two-consumer explorations would add to or replace.
-wgmma_shipped=(configs/forward_bf16_cluster_wgmma.json configs/forward_bf16_three_consumer_wgmma.json
-  configs/forward_bf16_persistent_cshuffle_wgmma.json)
+# The shipped pools the two-consumer explorations would add to or replace (paths without spaces,
+# a string so that the parts' `bash -c` inherits it).
+export wgmma_shipped="configs/forward_bf16_cluster_wgmma.json configs/forward_bf16_three_consumer_wgmma.json
+  configs/forward_bf16_persistent_cshuffle_wgmma.json"
 # The two-consumer tiles of 160 and 192 accumulators beside the pools they would replace.
 wide_acc() {
   explore_wgmma "$1" wide "${GCONV_WIDE_ACC_SET:-bench/baselines/n48_probe.json}" \
-    bench/configs/forward_wgmma_wide_acc_explore.json -- "${wgmma_shipped[@]}"
+    bench/configs/forward_wgmma_wide_acc_explore.json -- $wgmma_shipped
 }
 # The N-split tiles (two consumer warpgroups side by side in N: 192-row tiles, 8-step N) with
 # the wide-accumulator tiles beside the same pools.
 nsplit() {
   explore_wgmma "$1" nsplit "${GCONV_NSPLIT_SET:-bench/baselines/n48_probe.json}" \
     bench/configs/forward_wgmma_nsplit_explore.json bench/configs/forward_wgmma_wide_acc_explore.json \
-    -- "${wgmma_shipped[@]}"
+    -- $wgmma_shipped
 }
 
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
@@ -352,8 +353,8 @@ for part in "${parts[@]}"; do
     narrow) export -f narrow pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
     n48) export -f n48 pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "n48 '$out/$part'" ;;
     cluster) export -f cluster explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "cluster '$out/$part'" ;;
-    wide_acc) export -f wide_acc explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "$(declare -p wgmma_shipped); wide_acc '$out/$part'" ;;
-    nsplit) export -f nsplit explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "$(declare -p wgmma_shipped); nsplit '$out/$part'" ;;
+    wide_acc) export -f wide_acc explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "wide_acc '$out/$part'" ;;
+    nsplit) export -f nsplit explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "nsplit '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
