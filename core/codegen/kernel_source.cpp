@@ -75,16 +75,11 @@ bool reduces_through_workspace(const KernelConfig& c) {
 } // namespace
 
 bool finishes_in_block(const KernelConfig& c) {
-    // 2stage keeps its finish kernel (kernels/gconv_bwd_weight.h OutputOf says why). On the
-    // wgmma pipeline the consumer warpgroups of a forward tile's last split convert it
-    // (kernels/gconv_fwd.h Source::FINISH_IN_BLOCK): not bwd_weight's MN-major kernels, and not
-    // where the shared memory for the ticket's flag is the ring the producer refills or a
-    // tile is a single ping-pong warpgroup's (the direct epilogue, interwave).
-    const bool wgmma_ok = c.variant == Variant::Forward && !wgmma_pingpong(c) &&
-                          (c.epilogue == Epilogue::CShuffle || c.epilogue == Epilogue::CShuffleBuf);
+    // 2stage keeps its finish kernel (kernels/gconv_bwd_weight.h OutputOf says why), and so
+    // does the wgmma pipeline, whose roles leave no block-wide barrier after the epilogue.
     return c.variant != Variant::BwdData && reduces_through_workspace(c) &&
            c.split_k_mode == SplitKMode::Atomic && !is_direct(c) && !is_direct_mma(c) &&
-           (!uses_wgmma(c) || wgmma_ok);
+           !uses_wgmma(c);
 }
 
 bool has_finish_kernel(const KernelConfig& c) {

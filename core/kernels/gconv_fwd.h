@@ -8,15 +8,15 @@
 //                  wide row. B is block-diagonal over merged groups (zero when gl differs).
 // Split-K (split_k > 1, split_k_mode atomic): grid z is (group block, split), split fastest;
 // split s reduces its share of the K tiles and adds its fp32 partial C with vector atomics into
-// the zeroed output itself (fp32) or a zeroed fp32 workspace (16-bit types), which the last
-// split to add to a tile converts into the output (a ticket per tile after the sums, zeroed
-// with them: finish_tile; on the wgmma pipeline its consumer warpgroups alone, which meet at a
-// barrier of their own), or for wgmma ping-pong and direct epilogues the second kernel `finish`.
-// For small M x N with a long reduction (7x7 or 6x6 images of a few images through 512-2048
-// channels) one tile per block leaves most multiprocessors idle. The generated translation unit
-// defines a config struct (see core/codegen/kernel_source.cpp) and calls
-// gconv::fwd::run<Config>(params). The pipelines, math and epilogues are the shared engine of
-// gconv_gemm.h; this file says where the operands come from and where C goes.
+// the zeroed output itself (fp32) or a zeroed fp32 workspace (16-bit types), which on the
+// mma.sync pipelines the last split to add to a tile converts into the output (a ticket per
+// tile after the sums, zeroed with them: finish_tile) and on the wgmma pipeline, whose roles
+// meet at no block-wide barrier after the epilogue, the second kernel `finish`. For small M x N
+// with a long reduction (7x7 or 6x6 images of a few images through 512-2048 channels) one tile per
+// block leaves most multiprocessors idle. The generated translation unit defines a config struct
+// (see core/codegen/kernel_source.cpp) and calls gconv::fwd::run<Config>(params). The pipelines,
+// math and epilogues are the shared engine of gconv_gemm.h; this file says where the operands come
+// from and where C goes.
 #include "gconv_gemm.h"
 #include "gconv_weight_runs.h"
 #include "gconv_wgmma.h"
@@ -29,6 +29,7 @@ template <class Cfg> struct OutputOf {
     static constexpr bool kSplit = Cfg::kSplitK > 1;
     static constexpr bool kToWorkspace = kSplit && Cfg::kDType != 2; // 2: fp32
     typedef typename gemm::Select<kSplit, float, T>::type type;
+    static constexpr bool kFinishInBlock = kToWorkspace && !Cfg::kWgmma;
 };
 
 template <class Cfg>
@@ -57,13 +58,7 @@ struct Source
     // Every forward reduction has Z*Y*X*C/G >= 1 K tiles; the last of several splits may have
     // none (it adds zeros).
     static constexpr bool MAY_BE_EMPTY = SPLITS > 1;
-    // The last split to add to a tile converts it (finish_tile): on the wgmma pipeline its
-    // consumer warpgroups alone, where the epilogue stages C outside the ring the producer
-    // refills (cshuffle: after the block's one tile; cshufflebuf: its C buffer) and one
-    // warpgroup set takes every tile (not ping-pong). Else the kernel `finish` converts.
-    static constexpr bool FINISH_IN_BLOCK =
-        OutputOf<Cfg>::kToWorkspace &&
-        (!G::WGMMA || (!G::PINGPONG && (G::CSHUFFLE || G::CSHUFFLE_BUF)));
+    static constexpr bool FINISH_IN_BLOCK = OutputOf<Cfg>::kFinishInBlock;
 
     // Per-thread state, fixed for the whole block.
     const ConvParams& p;
@@ -220,11 +215,6 @@ struct Source
     // shared memory, free once every thread is past the fence's barrier. Splits come without
     // split-image pieces (rules), so the tile is (group block, N tile, M tile).
     GCONV_DEVICE void finish_tile(int* flag) const {
-        finish_tile_by<G::THREADS>(flag, static_cast<int>(threadIdx.x), [] { arch::barrier(); });
-    }
-    // The same by the THREADS threads that meet at `barrier()` (thread: the index among them).
-    template <int THREADS, class Barrier>
-    GCONV_DEVICE void finish_tile_by(int* flag, int thread, Barrier barrier) const {
         if constexpr (FINISH_IN_BLOCK) {
             typedef typename DTypeOf<Cfg::kDType>::type Y;
             const auto ticket = [&] {
@@ -233,7 +223,7 @@ struct Source
                 const int tile = ((g0 / GM) * tiles_n + n0 / TN) * p.m_tiles_per_piece + m0 / TM;
                 return reinterpret_cast<unsigned*>(out + elems) + tile;
             };
-            if (!arrives_last(flag, SPLITS, ticket, thread, barrier)) return;
+            if (!block_arrives_last(flag, SPLITS, ticket)) return;
             Y* y = static_cast<Y*>(p.out);
             // The tile's element e: its place in the output, or -1 outside it.
             auto place = [&](int e) -> i64 {
@@ -241,9 +231,9 @@ struct Source
                 if (!out_ok(row, col)) return -1;
                 return static_cast<i64>(m0 + row) * p.K + g0 * p.k_per_group + n0 + col;
             };
-            batched_elements<THREADS>(
+            batched_elements<G::THREADS>(
                 TM * TN, place, [&](i64 at) { return arch::load_l2(out + at); },
-                [&](i64 at, float sum) { y[at] = from_float<Y>(sum); }, thread);
+                [&](i64 at, float sum) { y[at] = from_float<Y>(sum); });
         }
     }
 };

@@ -14,18 +14,15 @@ GCONV_DEVICE unsigned* weight_run_tickets(void* workspace, int weight_elements) 
     return reinterpret_cast<unsigned*>(static_cast<float*>(workspace) + weight_elements);
 }
 
-// Visits elements e = thread, + THREADS, ... < count in batches of kConvertBatch per thread
-// (`thread`: this thread's index among the THREADS that share the work, the block's or a wgmma
-// kernel's consumers'):
+// Visits elements e = threadIdx.x, + THREADS, ... < count in batches of kConvertBatch per thread:
 // place(e) maps an element to where it is read and written (negative: nowhere), and every
 // load(at) of a batch is issued before the batch's first store(at, value), so a thread waits for
 // one L2 round trip per batch instead of one per element (the last block of a run or tile does
 // this alone, after the other blocks are done: its wait is the kernel's tail).
 constexpr int kConvertBatch = 8;
 template <int THREADS, class Place, class Load, class Store>
-GCONV_DEVICE void batched_elements(int count, Place place, Load load, Store store,
-                                   int thread = static_cast<int>(threadIdx.x)) {
-    for (int e0 = thread; e0 < count; e0 += kConvertBatch * THREADS) {
+GCONV_DEVICE void batched_elements(int count, Place place, Load load, Store store) {
+    for (int e0 = static_cast<int>(threadIdx.x); e0 < count; e0 += kConvertBatch * THREADS) {
         i64 at[kConvertBatch];
         float v[kConvertBatch];
 #pragma unroll
@@ -39,27 +36,20 @@ GCONV_DEVICE void batched_elements(int count, Place place, Load load, Store stor
     }
 }
 
-// Called by every thread of a block, or of the part of it that meets at `barrier()` (a wgmma
-// kernel's consumer warpgroups, whose producer is elsewhere; `thread`: the index in it), once
-// its adds are issued, `arrivals` blocks adding to the same sums: fences the adds, thread 0
-// alone evaluates `ticket()` (so the ticket's address costs the other threads no registers) and
-// takes it; true in every thread of the block that arrives last, after a fence that makes every
-// other block's adds visible to it. `flag` is one int of shared memory no thread still uses.
-template <class Ticket, class Barrier>
-GCONV_DEVICE bool arrives_last(int* flag, unsigned arrivals, Ticket ticket, int thread,
-                               Barrier barrier) {
+// Called by every thread of a block once its adds are issued, `arrivals` blocks adding to the
+// same sums: fences the adds, thread 0 alone evaluates `ticket()` (so the ticket's address costs
+// the other threads no registers) and takes it; true in every thread of the block that arrives
+// last, after a fence that makes every other block's adds visible to it. `flag` is one int of
+// shared memory no thread still uses.
+template <class Ticket>
+GCONV_DEVICE bool block_arrives_last(int* flag, unsigned arrivals, Ticket ticket) {
     __threadfence();
-    barrier();
-    if (thread == 0) *flag = atomicAdd(ticket(), 1u) == arrivals - 1;
-    barrier();
+    arch::barrier();
+    if (threadIdx.x == 0) *flag = atomicAdd(ticket(), 1u) == arrivals - 1;
+    arch::barrier();
     if (!*flag) return false;
     __threadfence();
     return true;
-}
-template <class Ticket>
-GCONV_DEVICE bool block_arrives_last(int* flag, unsigned arrivals, Ticket ticket) {
-    return arrives_last(flag, arrivals, ticket, static_cast<int>(threadIdx.x),
-                        [] { arch::barrier(); });
 }
 
 // Called by every thread of a block once its adds to the run's slice sums[0 .. elems) are

@@ -923,13 +923,6 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             } else {
                 gemm::store_direct(s, acc, wm, wn, lane);
             }
-            // Split-K: the consumers of the tile's last split convert it. The flag goes where C
-            // was staged (the ring of cshuffle's one tile, else the C buffer), which the next
-            // tile's staging writes only after a consumer barrier.
-            if constexpr (S::FINISH_IN_BLOCK)
-                s.template finish_tile_by<S::CTHREADS>(
-                    reinterpret_cast<int*>(tiles + (S::CSHUFFLE ? 0 : S::WG_RING)), tid - 128,
-                    [] { consumer_barrier<S::CTHREADS>(); });
         }
         // The block's last tile was arrived at for a main loop that never comes: the other
         // warpgroup meets it, so no barrier is left half-met at exit.

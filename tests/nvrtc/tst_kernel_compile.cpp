@@ -331,33 +331,6 @@ private slots:
         QVERIFY(r.ptx.find(".maxntid 512, 1, 1") != std::string::npos);
         qInfo("%s", ptxas_summary(r.log).c_str());
     }
-    // Forward wgmma split-K: the consumers of a tile's last split take its ticket (an atomic
-    // add on the tickets after the fp32 sums) at their own barrier and convert it, so the
-    // module has no finish entry; ping-pong keeps the finish kernel and takes no ticket.
-    void wgmma_split_k_finishes_in_block_for_sm90a_data() {
-        QTest::addColumn<int>("epilogue");
-        QTest::addColumn<bool>("pingpong");
-        QTest::newRow("cshuffle") << int(Epilogue::CShuffle) << false;
-        QTest::newRow("cshufflebuf") << int(Epilogue::CShuffleBuf) << false;
-        QTest::newRow("cshufflebuf ping-pong") << int(Epilogue::CShuffleBuf) << true;
-    }
-    void wgmma_split_k_finishes_in_block_for_sm90a() {
-        QFETCH(int, epilogue);
-        QFETCH(bool, pingpong);
-        KernelConfig c = make(DataType::BF16, 2, 128, 128, 64, 8, 1, 16, 128, 16, Pipeline::CompV5,
-                              pingpong ? Scheduler::Interwave : Scheduler::Intrawave,
-                              Epilogue(epilogue), 8, 8, 8, 1, false);
-        c.split_k = 3, c.split_k_mode = SplitKMode::Atomic;
-        QCOMPARE(finishes_in_block(c), !pingpong);
-        Result r;
-        const std::string why = compile_wgmma_1x1(c, 6, 1024, 512, 10, r);
-        QVERIFY2(why.empty(), why.c_str());
-        QCOMPARE(r.ptx.find(std::string(finish_entry_name())) != std::string::npos, pingpong);
-        // The ticket: the only 32-bit global atomic add (the sums are fp32 reductions).
-        QCOMPARE(r.ptx.find("atom.global.add.u32") != std::string::npos, !pingpong);
-        QVERIFY2(spill_bytes(r.log) >= 0 && spill_bytes(r.log) <= 1024, r.log.c_str());
-        qInfo("%s", ptxas_summary(r.log).c_str());
-    }
     // The shipped backward traits (compv3 / mem, both schedulers, dsb, si, merged groups,
     // every split-K mode) plus basic_v1 and direct stores, 2D and 3D, every dtype.
     void backward_kernels_compile_data() {
