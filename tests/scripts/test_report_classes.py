@@ -181,6 +181,26 @@ class ReportClasses(unittest.TestCase):
         for layer, line in by_layer.items():
             self.assertAlmostEqual(again[layer]["speedup"], line["speedup"], places=12)
 
+    def test_best_table_takes_cudnn_from_any_file_of_the_run(self):
+        # cuDNN timed beside the first pool only; the second pool's kernels are faster.
+        shapes = self.random_run()
+        faster = [dict(sh, kernels=[("ok", min(ms for st, ms in sh["kernels"] if st == "ok") *
+                                     self.rng.uniform(0.3, 0.9))]) for sh in shapes]
+        first, second = (os.path.join(self.dir.name, n) for n in ("a.csv", "b.csv"))
+        write_run(first, shapes)
+        write_run(second, faster, with_baseline=False)
+        p = subprocess.run([sys.executable, REPORT, "--best", first, second],
+                           capture_output=True, text=True)
+        self.assertIn(p.returncode, (0, 1), p.stderr)  # 1: the runs hold failed cells
+        cells = ([c.strip() for c in line.strip().strip("|").split("|")]
+                 for line in p.stdout.splitlines() if line.startswith("| layer_"))
+        rows = {c[0]: c for c in cells}
+        for sh, fast in zip(shapes, faster):
+            c = rows[sh["layer"]]
+            self.assertAlmostEqual(float(c[3]), fast["kernels"][0][1], places=4)
+            self.assertAlmostEqual(float(c[6]), sh["cudnn"], places=4)
+            self.assertEqual(c[8], "%.2fx" % (sh["cudnn"] / fast["kernels"][0][1]))
+
     def test_the_launch_floor_adds_to_every_shapes_least_time(self):
         shapes = self.random_run()
         copy, matmul = self.rng.uniform(2000, 5000), self.rng.uniform(300, 900)
