@@ -49,28 +49,18 @@ def verification(path, rows):
 
 def best_table(rows_all, baseline, copy_gbps, matmul):
     base = {(b["layer"], b["direction"]): b for b in baseline["rows"]} if baseline else {}
-    best = {}
-    # cuDNN in the same run: the fastest any row of any file measured for the problem (a pool
-    # timed after the first carries none; its kernel may still be the problem's best).
-    same_run = {}
-    for r in rows_all:
-        key = (r.get("layer", ""), r.get("variant", ""), r.get("problem_key", ""))
-        b = num(r.get("baseline_ms"))
-        if b and (key not in same_run or b < same_run[key]):
-            same_run[key] = b
-        if r.get("status") != "ok":
-            continue
-        ms = num(r.get("latency_ms"))
-        if ms is not None and (key not in best or ms < num(best[key]["latency_ms"])):
-            best[key] = r
+    # --best also reads CSVs without gconv-bench's full columns: keys default to "".
+    best = {k: e for k, e in report_classes.best_by(rows_all, lambda r: (
+        r.get("layer", ""), r.get("variant", ""), r.get("problem_key", ""))).items() if e["best"]}
     print("\n| shape | dir | best kernel | ms | TFLOP/s | GB/s | cuDNN ms (this run) | cuDNN ms (shared file) | speedup | % copy BW | % matmul |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     speedups = []
-    for (layer, variant, problem), r in sorted(best.items()):
+    for (layer, variant, _), e in sorted(best.items()):
+        r = e["best"]
         ms, tf, gb = num(r["latency_ms"]), num(r["tflops"]), num(r.get("gbps"))
         b = base.get((layer, variant))
         # cuDNN measured in the same run (--baseline cudnn) wins over the shared file's number.
-        same = same_run.get((layer, variant, problem))
+        same = e["cudnn_ms"]
         ref = same if same else (b["cudnn_ms"] if b else None)
         sp = ref / ms if ref else None
         if sp:

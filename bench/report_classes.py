@@ -124,24 +124,31 @@ def check_columns(path, rows):
                           % (path, ", ".join(missing)))
 
 
+def best_by(rows, key_of, out=None):
+    """key_of(row) -> dict(best: the fastest ok row or None, cudnn_ms: the same run's cuDNN ms or
+    None, any: a row), added to `out`."""
+    out = {} if out is None else out
+    for r in rows:
+        entry = out.setdefault(key_of(r), {"best": None, "cudnn_ms": None, "any": r})
+        # Several runs (or pools of one run, only the first of which may time cuDNN) on a
+        # shape: its fastest cuDNN time, so that a slow measurement never flatters a kernel.
+        b = num(r.get("baseline_ms"))
+        if b and (entry["cudnn_ms"] is None or b < entry["cudnn_ms"]):
+            entry["cudnn_ms"] = b
+        if r.get("status") != "ok":
+            continue
+        ms = num(r.get("latency_ms"))
+        if ms and (entry["best"] is None or ms < num(entry["best"]["latency_ms"])):
+            entry["best"] = r
+    return out
+
+
 def best_per_problem(files):
-    """(direction, problem_key) -> dict(best row or None, same-run cuDNN ms or None, row)."""
+    """(direction, problem_key) -> best_by's entry."""
     out = {}
     for path, rows in files:
         check_columns(path, rows)
-        for r in rows:
-            key = (r["variant"], r["problem_key"])
-            entry = out.setdefault(key, {"best": None, "cudnn_ms": None, "any": r})
-            # Several runs (or pools of one run) that timed cuDNN on a shape: its fastest time,
-            # so that a slow cuDNN measurement never flatters a kernel.
-            b = num(r.get("baseline_ms"))
-            if b and (entry["cudnn_ms"] is None or b < entry["cudnn_ms"]):
-                entry["cudnn_ms"] = b
-            if r.get("status") != "ok":
-                continue
-            ms = num(r.get("latency_ms"))
-            if ms and (entry["best"] is None or ms < num(entry["best"]["latency_ms"])):
-                entry["best"] = r
+        best_by(rows, lambda r: (r["variant"], r["problem_key"]), out)
     return out
 
 
