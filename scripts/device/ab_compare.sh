@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One device call that times a change against the tree before it: builds this tree and the base
 # tree (.ab/base.tar.gz, carried: `mkdir -p .ab && git archive REV | gzip > .ab/base.tar.gz`),
-# then for every run of GCONV_AB runs the same pool on the same shapes with both builds, the new
-# one with cuDNN in the same run (every cell verified by both), and prints bench/ab_table.py's
-# per-shape table. A run is VARIANT:CONFIG:PROBLEMS, PROBLEMS a problem file, a registry key, or
+# then for every run of GCONV_AB runs the same pool on the same shapes with both builds, each
+# with cuDNN in its run, the first build alternating from run to run (every cell verified by
+# both), and prints bench/ab_table.py's per-shape table. A run is VARIANT:CONFIG:PROBLEMS, PROBLEMS a problem file, a registry key, or
 # `dw` for the direction's depthwise 2D baseline shapes, `grouped` for its grouped C/G <= 32 2D
 # baseline shapes; runs are space-separated. GCONV_AB_BASE names another base archive.
 # usage (on the GPU machine, carry .deps and .ab):
@@ -38,14 +38,20 @@ for run in ${GCONV_AB:?GCONV_AB names the runs}; do
   else
     set_args=(--problems "$problems")
   fi
-  t=$(date +%s)
-  (cd "$base" && build/device/app/gconv-bench --variant "$variant" "${common[@]}" --config "$repo/$config" \
-    "${set_args[@]}" --output "$out/base_$i.csv" > "$out/base_$i.log" 2>&1)
-  echo "run $i base ($run): exit $? in $(( $(date +%s) - t )) s"
-  t=$(date +%s)
-  $bench --variant "$variant" "${common[@]}" --baseline cudnn --config "$config" "${set_args[@]}" \
-    --output "$out/new_$i.csv" > "$out/new_$i.log" 2>&1
-  echo "run $i new ($run): exit $? in $(( $(date +%s) - t )) s"
+  # Both builds run with cuDNN beside them and take turns going first: an A/A run of the
+  # earlier form (the base alone first, then the new build with cuDNN) read 0.985x.
+  if [ $((i % 2)) -eq 1 ]; then order="base new"; else order="new base"; fi
+  for side in $order; do
+    t=$(date +%s)
+    if [ "$side" = base ]; then
+      (cd "$base" && build/device/app/gconv-bench --variant "$variant" "${common[@]}" --baseline cudnn \
+        --config "$repo/$config" "${set_args[@]}" --output "$out/base_$i.csv" > "$out/base_$i.log" 2>&1)
+    else
+      $bench --variant "$variant" "${common[@]}" --baseline cudnn --config "$config" "${set_args[@]}" \
+        --output "$out/new_$i.csv" > "$out/new_$i.log" 2>&1
+    fi
+    echo "run $i $side ($run): exit $? in $(( $(date +%s) - t )) s"
+  done
   for f in "$out/base_$i.csv" "$out/new_$i.csv"; do tail -n +2 "$f" | grep -c ",fail,\|,error,"; done |
     paste -sd' ' | sed 's/^/fail+error rows (base new): /'
   python3 bench/ab_table.py --base "$out/base_$i.csv" --new "$out/new_$i.csv" > "$final/ab_run$i.md"
