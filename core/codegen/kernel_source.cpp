@@ -111,7 +111,8 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
       << c.vector_size_b << '/' << c.vector_size_c << " gm " << c.num_groups_to_merge
       << (c.double_smem_buffer ? " dsb" : "") << (c.split_image ? " si" : "")
       << (c.channel_pad ? " cpad" : "") << " pad " << c.pad_m << c.pad_n << c.pad_k << " bpc "
-      << c.block_per_cu << (c.cluster_n > 1 ? " cn" + std::to_string(c.cluster_n) : "") << "\n";
+      << c.block_per_cu << (c.cluster_n > 1 ? " cn" + std::to_string(c.cluster_n) : "")
+      << (c.pixels_on_n ? " pn" : "") << "\n";
     const char* header = c.variant == Variant::Forward   ? "gconv_fwd.h"
                          : c.variant == Variant::BwdData ? "gconv_bwd_data.h"
                                                          : "gconv_bwd_weight.h";
@@ -138,6 +139,7 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
     field("int", "kVecC", c.vector_size_c);
     field("int", "kGroupsToMerge", c.num_groups_to_merge);
     field("int", "kClusterN", c.cluster_n);
+    field("bool", "kPixelsOnN", cpp_bool(c.pixels_on_n));
     field("bool", "kDsb", cpp_bool(c.double_smem_buffer));
     field("bool", "kSplitImage", cpp_bool(c.split_image));
     field("bool", "kPadM", cpp_bool(c.pad_m));

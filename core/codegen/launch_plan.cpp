@@ -94,29 +94,39 @@ bool any_width_tile_n(const KernelConfig& c) {
 bool wgmma_n_built(const KernelConfig& c) {
     const int n = c.warp_tile_n;
     if (n == 64 || n == 128 || n == 256) return true;
+    if (c.variant == Variant::Forward && c.pixels_on_n) return n % 8 == 0 && n > 64 && n < 256;
     if (c.variant == Variant::Forward)
         return (n % 32 == 0 && n > 64 && n < 256) || (n % 8 == 0 && n > 64 && n < 128);
     return c.variant == Variant::BwdWeight && n == 192;
 }
 bool wgmma_n_split(const KernelConfig& c) {
-    return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_m == 4 &&
-           c.wave_n == 2 && c.warp_tile_n * 2 == c.tile_n;
+    return !c.pixels_on_n && c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) &&
+           c.wave_m == 4 && c.wave_n == 2 && c.warp_tile_n * 2 == c.tile_n;
 }
 bool uses_wgmma(const KernelConfig& c) {
     return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) &&
-           ((c.wave_n == 1 && c.warp_tile_n == c.tile_n) || wgmma_n_split(c));
+           ((c.wave_n == 1 && c.warp_tile_n == instruction_n(c)) || wgmma_n_split(c));
+}
+int instruction_m(const KernelConfig& c) {
+    return c.pixels_on_n ? c.tile_n : c.tile_m;
+}
+int instruction_n(const KernelConfig& c) {
+    return c.pixels_on_n ? c.tile_m : c.tile_n;
 }
 bool wgmma_three_consumers(const KernelConfig& c) {
     return c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) && c.wave_m == 12 &&
-           c.wave_n == 1 && c.tile_m == 192 && c.scheduler == Scheduler::Intrawave;
+           c.wave_n == 1 && instruction_m(c) == 192 && c.scheduler == Scheduler::Intrawave;
 }
 bool admits_non_pow2(const KernelConfig& c, std::string_view field) {
-    const bool wgmma_n =
-        is_warpgroup_tile(c) && (c.warp_tile_n == c.tile_n || wgmma_n_split(c)) && wgmma_n_built(c);
-    if (field == "tile_n") return any_width_tile_n(c) || wgmma_n;
+    const bool wgmma_n = is_warpgroup_tile(c) &&
+                         (c.warp_tile_n == instruction_n(c) || wgmma_n_split(c)) &&
+                         wgmma_n_built(c);
+    if (field == "tile_n") return any_width_tile_n(c) || (wgmma_n && !c.pixels_on_n);
     if (field == "warp_tile_n") return wgmma_n;
+    if (field == "tile_m" && c.pixels_on_n) return wgmma_n;
     if (field == "tile_m" && wgmma_n_split(c)) return c.tile_m % 64 == 0;
-    if (field == "tile_m" || field == "wave_m") return wgmma_three_consumers(c);
+    if (field == "tile_m") return !c.pixels_on_n && wgmma_three_consumers(c);
+    if (field == "wave_m") return wgmma_three_consumers(c);
     return false;
 }
 bool wgmma_pingpong(const KernelConfig& c) {
@@ -124,7 +134,9 @@ bool wgmma_pingpong(const KernelConfig& c) {
 }
 
 int c_buffer_passes(const KernelConfig& c) {
-    if (!uses_wgmma(c) || c.epilogue != Epilogue::CShuffleBuf) return 1;
+    // pixels_on_n: an n8 block of the instruction is 8 pixels, so a column slice of C would
+    // take a few values of every accumulator block; its C buffer stays whole.
+    if (!uses_wgmma(c) || c.epilogue != Epilogue::CShuffleBuf || c.pixels_on_n) return 1;
     // The fewest column slices that fit the ring's 3 or more stages beside the buffer and give
     // it its most stages: a whole 128 x 256 tile (67 KiB) leaves room for 3 stages of 48 KiB,
     // quarter slices (18 KiB) for 4; a whole 256 x 160 tile (84 KiB) beside 3 stages of 52 KiB
@@ -294,11 +306,15 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
 
     const int warps = c.wave_m * c.wave_n;
     if (warps > 16) r.fail("wave_m * wave_n: at most 16 warps per block (got ", warps, ")");
-    if (c.tile_m % (c.wave_m * c.warp_tile_m) != 0)
-        r.fail("tile_m: ", c.tile_m,
+    // The warps tile the instruction's M and N: the tile's pixels and channels, or its channels
+    // and pixels (pixels_on_n).
+    const char* m_name = c.pixels_on_n ? "tile_n (pixels_on_n): " : "tile_m: ";
+    const char* n_name = c.pixels_on_n ? "tile_m (pixels_on_n): " : "tile_n: ";
+    if (instruction_m(c) % (c.wave_m * c.warp_tile_m) != 0)
+        r.fail(m_name, instruction_m(c),
                " is not a multiple of wave_m * warp_tile_m = ", c.wave_m * c.warp_tile_m);
-    if (c.tile_n % (c.wave_n * c.warp_tile_n) != 0)
-        r.fail("tile_n: ", c.tile_n,
+    if (instruction_n(c) % (c.wave_n * c.warp_tile_n) != 0)
+        r.fail(n_name, instruction_n(c),
                " is not a multiple of wave_n * warp_tile_n = ", c.wave_n * c.warp_tile_n);
     if (c.tile_k % c.warp_tile_k != 0)
         r.fail("tile_k: ", c.tile_k, " is not a multiple of warp_tile_k = ", c.warp_tile_k);
@@ -446,10 +462,13 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
         r.fail("split_image: one image exceeds 32-bit offsets (input ", image_in_elements(p),
                ", output ", image_out_elements(p), " elements)");
     }
-    if (uses_wgmma(c) && (c.tile_k == 32 || c.cluster_n > 1) && !r.failed) {
+    if (uses_wgmma(c) && (c.tile_k == 32 || c.cluster_n > 1 || c.pixels_on_n) && !r.failed) {
         const WgmmaTmaPlan tma = plan_wgmma_tma(c, p);
         if (!tma.enabled)
-            r.fail("tensor maps: ", c.tile_k == 32 ? "tile_k 32" : "cluster",
+            r.fail("tensor maps: ",
+                   c.tile_k == 32    ? "tile_k 32"
+                   : c.cluster_n > 1 ? "cluster"
+                                     : "pixels_on_n",
                    " wgmma kernels load through tensor maps only, which this problem cannot use (",
                    tma.reason, ")");
     }

@@ -39,7 +39,8 @@ bool is_warpgroup_tile(const KernelConfig& config);
 bool any_width_tile_n(const KernelConfig& config);
 // Whether warp_tile_n (a warpgroup tile's instruction N) is an N of the wgmma instructions
 // gconv_wgmma.h builds for c's direction: 64, 128, 256; forward also 96, 160, 192, 224 and every
-// multiple of 8 between 64 and 128 (the halves of an N split: 144 ... 240); bwd_weight also 192.
+// multiple of 8 between 64 and 128 (the halves of an N split: 144 ... 240), with pixels_on_n
+// every multiple of 8 from 64 to 256 (the pixel edge); bwd_weight also 192.
 // The wgmma rule and is_supported both ask it.
 bool wgmma_n_built(const KernelConfig& config);
 // The N split of two consumer warpgroups (wave layout [4, 2, 1], warp_tile_n = tile_n / 2): each
@@ -50,6 +51,10 @@ bool wgmma_n_split(const KernelConfig& config);
 // a warpgroup warp tile with warp_tile_n == tile_n and wave layout [4 x consumers, 1, 1], or
 // the N split of two consumers (wgmma_n_split).
 bool uses_wgmma(const KernelConfig& config);
+// The extents of a wgmma kernel's instruction M and N over its tile: tile_m (pixels) and tile_n
+// (channels), or swapped with pixels_on_n (channels in 64-row blocks on M, pixels on N).
+int instruction_m(const KernelConfig& config);
+int instruction_n(const KernelConfig& config);
 // A wgmma kernel with the interwave scheduler: its consumer warpgroups ping-pong, each
 // computing alternate tiles whole (gconv_wgmma.h).
 bool wgmma_pingpong(const KernelConfig& config);

@@ -101,6 +101,9 @@ std::vector<ConfigField> make_fields() {
     f.push_back(int_field("cluster_n",
                           "blocks of a cluster along N sharing each A tile by multicast (cn)",
                           &KernelConfig::cluster_n));
+    f.push_back(bool_field("pixels_on_n",
+                           "wgmma forward: output pixels on the instruction's N side (pn)",
+                           &KernelConfig::pixels_on_n));
     f.push_back(int_field("num_wave_groups", "warp groups of a warp-specialised pipeline",
                           &KernelConfig::num_wave_groups));
     f.push_back(int_field("num_groups_to_merge", "conv groups computed by one block tile (gm)",

@@ -44,6 +44,10 @@ struct KernelConfig {
     // 2 pairs the blocks of two adjacent N tiles of one M tile, which load that A tile once and
     // multicast it into both (gconv_wgmma.h), so A's L2 reads halve.
     int cluster_n = 1;
+    // wgmma forward: the output pixels on the instruction's N side (tile_m any multiple of 8 up
+    // to 256, one m64nNk16 spanning the tile's pixels) and the output channels on its M side
+    // (tile_n in 64-row blocks), so the pixel edge of a tile need not come in 64s (pn).
+    bool pixels_on_n = false;
     int num_wave_groups = 1;
     int num_groups_to_merge = 1;
 

@@ -108,6 +108,7 @@ std::string kernel_name(const KernelConfig& c) {
     if (c.split_image) n += "_si";
     if (c.runtime_filter) n += "_kx";
     if (c.channel_pad) n += "_cpad";
+    if (c.pixels_on_n) n += "_pn";
     if (c.split_k_mode == SplitKMode::TwoStage) n += "_2stage";
     return n;
 }
@@ -191,6 +192,8 @@ KernelConfig parse_kernel_name(std::string_view name) {
             c.runtime_filter = true;
         } else if (t == "cpad") {
             c.channel_pad = true;
+        } else if (t == "pn") {
+            c.pixels_on_n = true;
         } else if (t == "2stage") {
             c.split_k_mode = SplitKMode::TwoStage;
         } else if (starts(t, "l") && t.size() > 1) {

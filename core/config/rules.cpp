@@ -70,6 +70,7 @@ public:
             runtime_filter();
             channel_pad();
             cluster();
+            pixels_on_n();
             return std::move(reasons_);
         }
         if (c_.pipeline == Pipeline::DirectMma) {
@@ -87,6 +88,7 @@ public:
             runtime_filter();
             channel_pad();
             cluster();
+            pixels_on_n();
             return std::move(reasons_);
         }
         spatial_dims();
@@ -111,6 +113,7 @@ public:
         runtime_filter();
         channel_pad();
         cluster();
+        pixels_on_n();
         return std::move(reasons_);
     }
 
@@ -237,8 +240,15 @@ private:
                                              dim + " = " + std::to_string(waves) + " x " +
                                              std::to_string(warp_tile));
         };
-        check("m", c_.tile_m, c_.wave_m, c_.warp_tile_m);
-        check("n", c_.tile_n, c_.wave_n, c_.warp_tile_n);
+        // pixels_on_n: the warps tile the instruction's M over the channels (tile_n) and its N
+        // over the pixels (tile_m).
+        if (c_.pixels_on_n && is_warpgroup_tile(c_)) {
+            check("n", c_.tile_n, c_.wave_m, c_.warp_tile_m);
+            check("m", c_.tile_m, c_.wave_n, c_.warp_tile_n);
+        } else {
+            check("m", c_.tile_m, c_.wave_m, c_.warp_tile_m);
+            check("n", c_.tile_n, c_.wave_n, c_.warp_tile_n);
+        }
         check("k", c_.tile_k, c_.wave_k, c_.warp_tile_k);
     }
 
@@ -687,7 +697,14 @@ private:
         // split in N, half of it: the two warpgroups of [4, 2, 1] each take every 64-row block
         // over their half (a tile of 192 or 256 rows by 208 columns is two m64n104 halves).
         const bool split = wgmma_n_split(c_);
-        if (!split && (c_.warp_tile_n != c_.tile_n || c_.wave_n != 1))
+        if (c_.pixels_on_n && (c_.warp_tile_n != c_.tile_m || c_.wave_n != 1))
+            cull(Rule::Wgmma, "pixels_on_n: each consumer warpgroup covers the tile's pixels "
+                              "with one m64nNk16 (wave_n 1, warp_tile_n == tile_m): got "
+                              "warp_tile_n " +
+                                  std::to_string(c_.warp_tile_n) + ", tile_m " +
+                                  std::to_string(c_.tile_m) + ", wave layout " +
+                                  triple_text(c_.wave_m, c_.wave_n, c_.wave_k));
+        else if (!c_.pixels_on_n && !split && (c_.warp_tile_n != c_.tile_n || c_.wave_n != 1))
             cull(Rule::Wgmma,
                  "each consumer warpgroup covers the whole tile_n with one m64nNk16 (wave_n 1, "
                  "warp_tile_n == tile_n) or, split in N, half of it (wave layout [4, 2, 1], "
@@ -702,7 +719,8 @@ private:
         if (!wgmma_n_built(c_))
             cull(Rule::Wgmma, "warp_tile_n " + std::to_string(c_.warp_tile_n) +
                                   " is not a wgmma N built here (64, 128, 256; forward also 96, "
-                                  "160, 192, 224 and 72 ... 120 in 8s; bwd_weight also 192)");
+                                  "160, 192, 224 and 72 ... 120 in 8s, with pixels_on_n 64 ... "
+                                  "256 in 8s; bwd_weight also 192)");
         if (split) {
             if (c_.variant != Variant::Forward)
                 cull(Rule::Wgmma, "the N split of two consumer warpgroups is built for forward "
@@ -733,19 +751,20 @@ private:
         } else if (c_.wave_m != 4 && c_.wave_m != 8 && c_.wave_m != 12)
             cull(Rule::Wgmma, "wave_m " + std::to_string(c_.wave_m) +
                                   " is not 1, 2 or 3 consumer warpgroups (4, 8 or 12 warps)");
-        else if (c_.wave_m == 12 && c_.tile_m != 192)
-            cull(Rule::Wgmma, "tile_m " + std::to_string(c_.tile_m) +
+        else if (c_.wave_m == 12 && instruction_m(c_) != 192)
+            cull(Rule::Wgmma, m_field() + " " + std::to_string(instruction_m(c_)) +
                                   " is not 192: three consumer warpgroups take one m64 block "
                                   "each (a tile_m 384 is over the copy engine's 256-row box)");
-        else if (c_.tile_m != 64 * (c_.wave_m / 4) && c_.tile_m != 128 * (c_.wave_m / 4))
-            cull(Rule::Wgmma, "tile_m " + std::to_string(c_.tile_m) +
+        else if (instruction_m(c_) != 64 * (c_.wave_m / 4) &&
+                 instruction_m(c_) != 128 * (c_.wave_m / 4))
+            cull(Rule::Wgmma, m_field() + " " + std::to_string(instruction_m(c_)) +
                                   " is not 64 or 128 rows per "
                                   "consumer warpgroup (one or two m64 instructions)");
         // 512 threads leave 128 registers a thread, and ptxas checks each wgmma instruction
         // against that bound whatever setmaxnreg gives the consumers' code (m64n208 asks 130:
         // C7602): at most 96 accumulators beside the addresses.
-        if (c_.wave_m == 12 && c_.tile_n > 192)
-            cull(Rule::Wgmma, "tile_n " + std::to_string(c_.tile_n) +
+        if (c_.wave_m == 12 && instruction_n(c_) > 192)
+            cull(Rule::Wgmma, n_field() + " " + std::to_string(instruction_n(c_)) +
                                   " over 192 with three consumer warpgroups: 512 threads hold "
                                   "at most 128 registers each, 96 of them accumulators");
         if (c_.tile_k != 64 && (c_.tile_k != 32 || c_.variant == Variant::BwdWeight))
@@ -758,6 +777,35 @@ private:
         if (c_.block_per_cu != 1)
             cull(Rule::Wgmma, "block_per_cu " + std::to_string(c_.block_per_cu) +
                                   ": setmaxnreg needs __launch_bounds__(threads, 1)");
+    }
+
+    // The tile fields on the instruction's M and N sides, as the messages name them.
+    std::string m_field() const { return c_.pixels_on_n ? "tile_n (pixels_on_n)" : "tile_m"; }
+    std::string n_field() const { return c_.pixels_on_n ? "tile_m (pixels_on_n)" : "tile_n"; }
+
+    // pixels_on_n swaps the operands of the wgmma consumers of a forward tile: the channel tile
+    // is the instruction's A (64-row blocks), the pixel tile its B (N any multiple of 8), and
+    // the epilogue stages C transposed back to pixel rows. Built for one tile per block or the
+    // persistent cshufflebuf walk of lone blocks, loading through the tensor maps.
+    void pixels_on_n() {
+        if (!c_.pixels_on_n) return;
+        auto no = [&](const std::string& why) { cull(Rule::Wgmma, "pixels_on_n: " + why); };
+        if (!uses_wgmma(c_)) {
+            no("a wgmma (compv5 on sm_90a, warpgroup warp tile) option, not " + pipeline() +
+               " with warp tile " + triple_text(c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k));
+            return;
+        }
+        if (c_.variant != Variant::Forward)
+            no("built for forward only, not " + std::string(to_string(c_.variant)));
+        if (c_.scheduler == Scheduler::Interwave)
+            no("intrawave only (ping-pong consumers are not built with swapped operands)");
+        if (c_.epilogue == Epilogue::Direct)
+            no("the direct epilogue stores pixel rows from the accumulators; with the pixels on "
+               "N they are columns: cshuffle or cshufflebuf");
+        if (c_.cluster_n != 1) no("lone blocks only (cluster_n 1)");
+        if (c_.split_k != 1) no("split_k 1 only");
+        if (c_.num_groups_to_merge != 1) no("one group per block (num_groups_to_merge 1)");
+        if (c_.split_image) no("the tensor maps it loads through do not take split images");
     }
 
     const KernelConfig& c_;

@@ -115,11 +115,16 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     static constexpr int CWN =
         SPLIT ? (Cfg::kWaveN % 2 == 0 ? Cfg::kWaveN / 2 : Cfg::kWaveN) : Cfg::kWaveN;
     static constexpr int CWM = CWARPS / CWN;
-    static constexpr int RM = TM / (CWM * WM), RN = TN / (CWN * WN); // warp-tile repeats
+    // wgmma with the pixels on the instruction's N side (pixels_on_n): its M runs over the
+    // tile's channels, its N over the tile's pixels. IM x IN is the tile as the warps see it.
+    static constexpr bool PIXELS_ON_N = Cfg::kPixelsOnN;
+    static_assert(!PIXELS_ON_N || WGMMA, "pixels_on_n: a wgmma option");
+    static constexpr int IM = PIXELS_ON_N ? TN : TM, IN = PIXELS_ON_N ? TM : TN;
+    static constexpr int RM = IM / (CWM * WM), RN = IN / (CWN * WN); // warp-tile repeats
     static constexpr int CTHREADS = CWARPS * WARP;
     static constexpr int LTHREADS = WGMMA ? 128 : SPLIT ? THREADS / 2 : THREADS; // tile loaders
     static_assert(!SPLIT || NWARPS % 2 == 0, "compv5 needs an even number of warps");
-    static_assert(RM * CWM * WM == TM && RN * CWN * WN == TN, "warp tiles must tile the block");
+    static_assert(RM * CWM * WM == IM && RN * CWN * WN == IN, "warp tiles must tile the block");
     static_assert(TK % WK == 0, "tile_k must be a multiple of warp_tile_k");
 
     static constexpr int ELEM = sizeof(T);

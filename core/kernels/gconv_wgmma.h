@@ -290,6 +290,115 @@ template <int N, bool IS_HALF, bool MN> GCONV_DEVICE void wgmma_m64k16(float* d,
 #define GCONV_WGMMA_PRED_N256 "%130"
 #define GCONV_WGMMA_ACC_N256                                                                       \
     GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D32(96)
+// pixels_on_n: the pixel edges between 128 and 256 that are not built above.
+#define GCONV_WGMMA_OPS_N136                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67}, %68, %69"
+#define GCONV_WGMMA_PRED_N136 "%70"
+#define GCONV_WGMMA_ACC_N136 GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D4(64)
+#define GCONV_WGMMA_OPS_N144                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71}, %72, %73"
+#define GCONV_WGMMA_PRED_N144 "%74"
+#define GCONV_WGMMA_ACC_N144 GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D8(64)
+#define GCONV_WGMMA_OPS_N152                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75}, %76, %77"
+#define GCONV_WGMMA_PRED_N152 "%78"
+#define GCONV_WGMMA_ACC_N152                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D8(64), GCONV_WGMMA_D4(72)
+#define GCONV_WGMMA_OPS_N168                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83}, %84, %85"
+#define GCONV_WGMMA_PRED_N168 "%86"
+#define GCONV_WGMMA_ACC_N168                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D16(64), GCONV_WGMMA_D4(80)
+#define GCONV_WGMMA_OPS_N176                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87}, %88, %89"
+#define GCONV_WGMMA_PRED_N176 "%90"
+#define GCONV_WGMMA_ACC_N176                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D16(64), GCONV_WGMMA_D8(80)
+#define GCONV_WGMMA_OPS_N184                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,"             \
+    "%91}, %92, %93"
+#define GCONV_WGMMA_PRED_N184 "%94"
+#define GCONV_WGMMA_ACC_N184                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D16(64), GCONV_WGMMA_D8(80),              \
+        GCONV_WGMMA_D4(88)
+#define GCONV_WGMMA_OPS_N200                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93," \
+    "%94,%95,%96,%97,%98,%99}, %100, %101"
+#define GCONV_WGMMA_PRED_N200 "%102"
+#define GCONV_WGMMA_ACC_N200                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D4(96)
+#define GCONV_WGMMA_OPS_N208                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93," \
+    "%94,%95,%96,%97,%98,%99,%100,%101,%102,%103}, %104, %105"
+#define GCONV_WGMMA_PRED_N208 "%106"
+#define GCONV_WGMMA_ACC_N208                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D8(96)
+#define GCONV_WGMMA_OPS_N216                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93," \
+    "%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107}, %108, %109"
+#define GCONV_WGMMA_PRED_N216 "%110"
+#define GCONV_WGMMA_ACC_N216                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D8(96),              \
+        GCONV_WGMMA_D4(104)
+#define GCONV_WGMMA_OPS_N232                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93," \
+    "%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,"    \
+    "%113,%114,%115}, %116, %117"
+#define GCONV_WGMMA_PRED_N232 "%118"
+#define GCONV_WGMMA_ACC_N232                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D16(96),             \
+        GCONV_WGMMA_D4(112)
+#define GCONV_WGMMA_OPS_N240                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93," \
+    "%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,"    \
+    "%113,%114,%115,%116,%117,%118,%119}, %120, %121"
+#define GCONV_WGMMA_PRED_N240 "%122"
+#define GCONV_WGMMA_ACC_N240                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D16(96),             \
+        GCONV_WGMMA_D8(112)
+#define GCONV_WGMMA_OPS_N248                                                                       \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,"   \
+    "%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70," \
+    "%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93," \
+    "%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,"    \
+    "%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123}, %124, %125"
+#define GCONV_WGMMA_PRED_N248 "%126"
+#define GCONV_WGMMA_ACC_N248                                                                       \
+    GCONV_WGMMA_D32(0), GCONV_WGMMA_D32(32), GCONV_WGMMA_D32(64), GCONV_WGMMA_D16(96),             \
+        GCONV_WGMMA_D8(112), GCONV_WGMMA_D4(120)
 #define GCONV_WGMMA_ONE(N, IS_HALF, TYPE, MN, TR)                                                  \
     GCONV_WGMMA_SHAPE(N, IS_HALF, TYPE, MN, TR, GCONV_WGMMA_PRED_N##N, GCONV_WGMMA_OPS_N##N,       \
                       GCONV_WGMMA_ACC_N##N)
@@ -311,6 +420,18 @@ GCONV_WGMMA_ALL(160)
 GCONV_WGMMA_ALL(192)
 GCONV_WGMMA_ALL(224)
 GCONV_WGMMA_ALL(256)
+GCONV_WGMMA_ALL(136)
+GCONV_WGMMA_ALL(144)
+GCONV_WGMMA_ALL(152)
+GCONV_WGMMA_ALL(168)
+GCONV_WGMMA_ALL(176)
+GCONV_WGMMA_ALL(184)
+GCONV_WGMMA_ALL(200)
+GCONV_WGMMA_ALL(208)
+GCONV_WGMMA_ALL(216)
+GCONV_WGMMA_ALL(232)
+GCONV_WGMMA_ALL(240)
+GCONV_WGMMA_ALL(248)
 #undef GCONV_WGMMA_ALL
 #undef GCONV_WGMMA_ONE
 #undef GCONV_WGMMA_OPS_N64
@@ -352,6 +473,42 @@ GCONV_WGMMA_ALL(256)
 #undef GCONV_WGMMA_OPS_N120
 #undef GCONV_WGMMA_PRED_N120
 #undef GCONV_WGMMA_ACC_N120
+#undef GCONV_WGMMA_OPS_N136
+#undef GCONV_WGMMA_PRED_N136
+#undef GCONV_WGMMA_ACC_N136
+#undef GCONV_WGMMA_OPS_N144
+#undef GCONV_WGMMA_PRED_N144
+#undef GCONV_WGMMA_ACC_N144
+#undef GCONV_WGMMA_OPS_N152
+#undef GCONV_WGMMA_PRED_N152
+#undef GCONV_WGMMA_ACC_N152
+#undef GCONV_WGMMA_OPS_N168
+#undef GCONV_WGMMA_PRED_N168
+#undef GCONV_WGMMA_ACC_N168
+#undef GCONV_WGMMA_OPS_N176
+#undef GCONV_WGMMA_PRED_N176
+#undef GCONV_WGMMA_ACC_N176
+#undef GCONV_WGMMA_OPS_N184
+#undef GCONV_WGMMA_PRED_N184
+#undef GCONV_WGMMA_ACC_N184
+#undef GCONV_WGMMA_OPS_N200
+#undef GCONV_WGMMA_PRED_N200
+#undef GCONV_WGMMA_ACC_N200
+#undef GCONV_WGMMA_OPS_N208
+#undef GCONV_WGMMA_PRED_N208
+#undef GCONV_WGMMA_ACC_N208
+#undef GCONV_WGMMA_OPS_N216
+#undef GCONV_WGMMA_PRED_N216
+#undef GCONV_WGMMA_ACC_N216
+#undef GCONV_WGMMA_OPS_N232
+#undef GCONV_WGMMA_PRED_N232
+#undef GCONV_WGMMA_ACC_N232
+#undef GCONV_WGMMA_OPS_N240
+#undef GCONV_WGMMA_PRED_N240
+#undef GCONV_WGMMA_ACC_N240
+#undef GCONV_WGMMA_OPS_N248
+#undef GCONV_WGMMA_PRED_N248
+#undef GCONV_WGMMA_ACC_N248
 #undef GCONV_WGMMA_SHAPE
 #undef GCONV_WGMMA_D32
 #undef GCONV_WGMMA_D16
@@ -702,7 +859,11 @@ GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, 
         mbar_wait(bars + 8 * st, (q / STAGES) & 1);
         const u32 a_addr = tiles_addr + st * STAGE_BYTES;
         mma_fence();
-        issue_k_tile<S, M_WGS>(acc, a_addr, a_addr + A_BYTES, tile_wg, wn);
+        // pixels_on_n: the stage's channel rows are the instruction's A, its pixel rows its B.
+        if constexpr (S::PIXELS_ON_N)
+            issue_k_tile<S, M_WGS>(acc, a_addr + A_BYTES, a_addr, tile_wg, wn);
+        else
+            issue_k_tile<S, M_WGS>(acc, a_addr, a_addr + A_BYTES, tile_wg, wn);
         mma_commit();
         mma_wait<1>();
         if (t > 0 && lane == 0) release_stage<S>(bars + 8 * (STAGES + (q - 1) % STAGES), rank);
@@ -735,6 +896,9 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     static_assert(S::CLUSTER == 1 ||
                       (!PP && !S::CSHUFFLE && !S::A_MN && S::SPLITS == 1 && S::GM == 1 && S::PAD_N),
                   "a cluster walks tile pairs on the persistent grid (rules.cpp cluster)");
+    static_assert(!S::PIXELS_ON_N || (!PP && S::CLUSTER == 1 && !S::A_MN && S::SPLITS == 1 &&
+                                      S::C_PASSES == 1 && (S::CSHUFFLE || S::CSHUFFLE_BUF)),
+                  "pixels_on_n: intrawave lone blocks, one C buffer (rules.cpp pixels_on_n)");
     constexpr int A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     // The consumers release tile t-1 only once they hold tile t, so the producer may signal a
     // tile at most STAGES-2 tiles after issuing it (more would deadlock): STAGES >= 3.
@@ -777,10 +941,11 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     // the same tiles and count the same K tiles (`it`), so ring slots and phases agree.
     if (warp < 4) {
         if constexpr (CONSUMERS > 1) regs_dec<S::PRODUCER_REGS>();
-        if constexpr (MN || S::TK != 64 || S::CLUSTER > 1) {
-            // No cp.async producer for MN-major operands, 64-byte rows (tile_k 32) or a cluster
-            // (its A is a multicast tensor copy): the host refuses to launch without the maps,
-            // and a launch without them must not wait forever.
+        if constexpr (MN || S::TK != 64 || S::CLUSTER > 1 || S::PIXELS_ON_N) {
+            // No cp.async producer for MN-major operands, 64-byte rows (tile_k 32), a cluster
+            // (its A is a multicast tensor copy) or pixels_on_n (its consumers read the
+            // stages in the copy engine's swizzle): the host refuses to launch without the
+            // maps, and a launch without them must not wait forever.
             if (!maps.enabled) asm volatile("trap;");
         }
         // One thread issues the tensor copies; the others of a cluster's producer wait at the
@@ -873,7 +1038,10 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 for (int idx = 0; idx < S::ACC; ++idx) {
                     int row, col;
                     gemm::coord<S>(idx, wm, wn, lane, row, col);
-                    sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
+                    if constexpr (S::PIXELS_ON_N) // row: a channel, col: a pixel
+                        sc[col * S::LDC + row] = from_float<OutT>(acc[idx]);
+                    else
+                        sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
                 }
                 consumer_barrier<S::CTHREADS>();
                 store_c_rows<S, S::TN, S::LDC>(s, sc, tid - 128, 0);
@@ -905,13 +1073,22 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     // A fragment's two adjacent columns go in one store.
 #pragma unroll
                     for (int idx = 0; idx < S::ACC; idx += S::RUN) {
-                        if (!stages || c_slice<S>(idx) != pass % WG_PASSES) continue;
                         int row, col;
-                        gemm::coord<S>(idx, wm, wn, lane, row, col);
-                        GCONV_ALIGN(16) OutT v[S::RUN];
+                        if constexpr (S::PIXELS_ON_N) {
+                            // A run's two values are two pixels of one channel: two rows of C
+                            // (one pass: C_PASSES 1).
+                            gemm::coord<S>(idx, wm, wn, lane, row, col);
 #pragma unroll
-                        for (int e = 0; e < S::RUN; ++e) v[e] = from_float<OutT>(acc[idx + e]);
-                        gemm::copy_run<S::RUN>(sc + row * S::LDCB + col - pass * S::C_COLS, v);
+                            for (int e = 0; e < S::RUN; ++e)
+                                sc[(col + e) * S::LDCB + row] = from_float<OutT>(acc[idx + e]);
+                        } else {
+                            if (!stages || c_slice<S>(idx) != pass % WG_PASSES) continue;
+                            gemm::coord<S>(idx, wm, wn, lane, row, col);
+                            GCONV_ALIGN(16) OutT v[S::RUN];
+#pragma unroll
+                            for (int e = 0; e < S::RUN; ++e) v[e] = from_float<OutT>(acc[idx + e]);
+                            gemm::copy_run<S::RUN>(sc + row * S::LDCB + col - pass * S::C_COLS, v);
+                        }
                     }
                     if constexpr (PP)
                         arch::named_barrier<S::CTHREADS>(1 + wg);

@@ -310,6 +310,49 @@ private slots:
         const std::string regs = check_consumer_registers(r, consumer_regs);
         QVERIFY2(regs.empty(), regs.c_str());
     }
+    // Pixels on the instruction's N side (pixels_on_n): the channel tile is wgmma's A in 64-row
+    // blocks, the pixel tile its B, so the PTX issues m64n<tile_m>k16 for pixel edges that are
+    // not multiples of 64 (160: 19200 pixels in 120 tiles), one or two channel blocks per
+    // consumer warpgroup, cshuffle and cshufflebuf; the consumers keep their accumulators.
+    void wgmma_pixels_on_n_tiles_compile_for_sm90a_data() {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("wave_m");
+        QTest::addColumn<int>("epilogue");
+        QTest::addColumn<int>("consumer_regs");
+        const int buf = static_cast<int>(Epilogue::CShuffleBuf);
+        const int cs = static_cast<int>(Epilogue::CShuffle);
+        QTest::newRow("160x128 cshufflebuf") << 160 << 128 << 8 << buf << 208;
+        QTest::newRow("160x128 cshuffle") << 160 << 128 << 8 << cs << 208;
+        QTest::newRow("168x256 cshufflebuf") << 168 << 256 << 8 << buf << 232;
+        QTest::newRow("208x64 one consumer") << 208 << 64 << 4 << buf << 0;
+        QTest::newRow("96x128 one consumer, two blocks") << 96 << 128 << 4 << cs << 0;
+    }
+    void wgmma_pixels_on_n_tiles_compile_for_sm90a() {
+        QFETCH(int, m);
+        QFETCH(int, n);
+        QFETCH(int, wave_m);
+        QFETCH(int, epilogue);
+        QFETCH(int, consumer_regs);
+        KernelConfig c =
+            make(DataType::BF16, 2, m, n, 64, wave_m, 1, 16, m, 16, Pipeline::CompV5,
+                 Scheduler::Intrawave, static_cast<Epilogue>(epilogue), 8, 8, 8, 1, false);
+        c.pixels_on_n = true;
+        QVERIFY(uses_wgmma(c) && instruction_m(c) == n && instruction_n(c) == m);
+        Result r;
+        const std::string why = compile_wgmma_1x1(c, 12, 512, 256, 40, r);
+        QVERIFY2(why.empty(), why.c_str());
+        QVERIFY(r.ptx.find(wave_m == 8 ? ".maxntid 384, 1, 1" : ".maxntid 256, 1, 1") !=
+                std::string::npos);
+        if (consumer_regs > 0) {
+            const std::string regs = check_consumer_registers(r, consumer_regs);
+            QVERIFY2(regs.empty(), regs.c_str());
+        } else {
+            qInfo("%s", ptxas_summary(r.log).c_str());
+            const int spilled = spill_bytes(r.log);
+            QVERIFY2(spilled >= 0 && spilled <= 1024, ptxas_summary(r.log).c_str());
+        }
+    }
     // Three consumer warpgroups (512 threads, 192-row tiles, setmaxnreg 56 / 152): a layer of
     // 12288 pixels takes the kernel and it compiles for sm_90a with the tile's instruction.
     // ptxas checks each instruction against the launch bound's 128 registers a thread; the
