@@ -6,12 +6,12 @@
 // Keys (synonyms in parentheses): data_type (dtype), ndim_spatial, pipeline, scheduler
 // (wave_mode), epilogue, layout, tile (records {"m","n","k"[,"wave"][,"warp_tile"]} or
 // [m, n, k]) or tile_m/tile_n/tile_k, wave_layout ([m, n, k]) or wave_m/wave_n/wave_k,
-// warp_tile ([m, n, k]) or warp_tile_m/n/k, vector_size_a/b/c, block_per_cu, num_wave_groups,
-// num_groups_to_merge, double_smem_buffer, split_image, runtime_filter, channel_pad, pad_m/n/k,
-// split_k,
-// split_k_mode, two_stage (true = split_k_mode 2stage, false = atomic). Missing keys take the
-// defaults of docs/trait-config.md (default_axes() below). Beside trait_config, "where" holds a
-// filter expression that every configuration of the pool must pass.
+// warp_tile ([m, n, k]) or warp_tile_m/n/k, vector_size_a/b/c, block_per_cu, cluster_n,
+// pixels_on_n, num_wave_groups, num_groups_to_merge, double_smem_buffer, split_image,
+// runtime_filter, channel_pad, pad_m/n/k, split_k, split_k_mode, two_stage (true = split_k_mode
+// 2stage, false = atomic). Missing keys take the defaults of docs/trait-config.md (default_axes()
+// below). Beside trait_config, "where" holds a filter expression that every configuration of the
+// pool must pass.
 #include "config/config_fields.h"
 #include "config/kernel_config.h"
 #include "filter/filter_expression.h"

@@ -2,6 +2,7 @@
 // the rule that owns that constraint, with a message naming what is wrong.
 #include "codegen/launch_plan.h"
 #include "config/arch_spec.h"
+#include "config/kernel_name.h"
 #include "config/rules.h"
 #include "problem/problem.h"
 
@@ -384,6 +385,50 @@ private slots:
         c = w;
         for (const auto& r : check_legality(c, specs().get("sm_90"), specs()))
             QVERIFY(r.rule != Rule::Cluster || r.message.find("wgmma") != std::string::npos);
+    }
+
+    // pixels_on_n: a 160-pixel by 128-channel tile (the instruction's N 160, two channel
+    // blocks) is legal and supported where the tensor maps load it; its culls say why.
+    void pixels_on_n() {
+        KernelConfig w = wgmma_base();
+        w.pixels_on_n = true;
+        w.epilogue = Epilogue::CShuffleBuf;
+        w.tile_m = 160;
+        w.tile_n = 128;
+        w.warp_tile_n = 160;
+        expect_legal(w, "sm_90a");
+        QVERIFY(uses_wgmma(w) && instruction_m(w) == 128 && instruction_n(w) == 160);
+        QVERIFY2(is_supported(w, problem_with_k(256)).ok,
+                 is_supported(w, problem_with_k(256)).reason.c_str());
+        QVERIFY(kernel_name(w).ends_with("_pn"));
+        QCOMPARE(parse_kernel_name(kernel_name(w)).pixels_on_n, true);
+        KernelConfig c = w;
+        c.warp_tile_n = 128; // not the tile's pixels
+        QVERIFY(culled_by(c, "sm_90a", Rule::Wgmma, "warp_tile_n == tile_m"));
+        c = w;
+        c.tile_n = 96; // not whole 64-channel blocks per consumer warpgroup
+        QVERIFY(culled_by(c, "sm_90a", Rule::WarpCoverage));
+        const std::pair<void (*)(KernelConfig&), const char*> culls[] = {
+            {[](KernelConfig& k) { k.epilogue = Epilogue::Direct; }, "cshuffle or cshufflebuf"},
+            {[](KernelConfig& k) { k.cluster_n = 2; }, "cluster_n 1"},
+            {[](KernelConfig& k) { k.scheduler = Scheduler::Interwave; }, "intrawave only"},
+            {[](KernelConfig& k) { k.variant = Variant::BwdData; }, "forward only"},
+            {[](KernelConfig& k) { k.split_k = 2; }, "split_k 1 only"},
+            {[](KernelConfig& k) { k.split_image = true; }, "split images"},
+        };
+        for (const auto& [change, needle] : culls) {
+            c = w;
+            change(c);
+            QVERIFY2(culled_by(c, "sm_90a", Rule::Wgmma, needle), needle);
+        }
+        c = legal_base();
+        c.pixels_on_n = true;
+        expect_only(c, "sm_90", Rule::Wgmma, "pixels_on_n: a wgmma");
+        // Without the flag the same tile is not a wgmma tile: 160 pixel rows are not whole m64
+        // blocks per consumer warpgroup.
+        c = w;
+        c.pixels_on_n = false;
+        QVERIFY(!check_legality(c, specs().get("sm_90a"), specs()).empty());
     }
 
     void epilogue() {

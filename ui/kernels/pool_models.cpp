@@ -143,6 +143,10 @@ void PoolTableModel::addConfigColumns(std::function<const KernelConfig&(int)> co
         [](const KernelConfig& c) { return yesNo(c.channel_pad); },
         [](const KernelConfig& c) { return int(c.channel_pad); }, false);
     add(
+        tr("pn"), tr("pixels_on_n: output pixels on the wgmma instruction's N side"),
+        [](const KernelConfig& c) { return yesNo(c.pixels_on_n); },
+        [](const KernelConfig& c) { return int(c.pixels_on_n); }, false);
+    add(
         tr("cn"), tr("cluster_n: blocks of a cluster along N sharing A by multicast"),
         [](const KernelConfig& c) { return c.cluster_n; }, none, true);
     add(

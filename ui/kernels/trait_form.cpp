@@ -180,6 +180,7 @@ TraitForm::TraitForm(QWidget* parent) : QWidget(parent) {
     addEditor(form, new CheckableValueList({"runtime_filter"}, boolChoices()),
               "runtime_filter (kx)");
     addEditor(form, new CheckableValueList({"channel_pad"}, boolChoices()), "channel_pad (cpad)");
+    addEditor(form, new CheckableValueList({"pixels_on_n"}, boolChoices()), "pixels_on_n (pn)");
 
     section(outer, tr("Tail handling"), &form);
     for (const char* key : {"pad_m", "pad_n", "pad_k"})

@@ -29,9 +29,9 @@ const std::vector<KernelTrait>& kernel_traits() {
     static const std::vector<KernelTrait> all{
         KernelTrait::Pipeline,      KernelTrait::Scheduler,        KernelTrait::Tile,
         KernelTrait::Epilogue,      KernelTrait::DoubleSmemBuffer, KernelTrait::SplitImage,
-        KernelTrait::RuntimeFilter, KernelTrait::ChannelPad,       KernelTrait::Cluster,
-        KernelTrait::GroupsToMerge, KernelTrait::VectorWidths,     KernelTrait::WarpTile,
-        KernelTrait::WaveLayout};
+        KernelTrait::RuntimeFilter, KernelTrait::ChannelPad,       KernelTrait::PixelsOnN,
+        KernelTrait::Cluster,       KernelTrait::GroupsToMerge,    KernelTrait::VectorWidths,
+        KernelTrait::WarpTile,      KernelTrait::WaveLayout};
     return all;
 }
 
@@ -53,6 +53,8 @@ std::string_view to_string(KernelTrait trait) {
         return "kx";
     case KernelTrait::ChannelPad:
         return "cpad";
+    case KernelTrait::PixelsOnN:
+        return "pn";
     case KernelTrait::Cluster:
         return "cn";
     case KernelTrait::GroupsToMerge:
@@ -85,6 +87,8 @@ std::string trait_value(const KernelConfig& c, KernelTrait trait) {
         return c.runtime_filter ? "kx" : "no kx";
     case KernelTrait::ChannelPad:
         return c.channel_pad ? "cpad" : "no cpad";
+    case KernelTrait::PixelsOnN:
+        return c.pixels_on_n ? "pn" : "no pn";
     case KernelTrait::Cluster:
         return "cn" + std::to_string(c.cluster_n);
     case KernelTrait::GroupsToMerge:

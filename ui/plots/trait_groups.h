@@ -18,6 +18,7 @@ enum class KernelTrait {
     SplitImage,
     RuntimeFilter,
     ChannelPad,
+    PixelsOnN,
     Cluster,
     GroupsToMerge,
     VectorWidths,
