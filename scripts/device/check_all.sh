@@ -53,6 +53,10 @@
 #              consumer warpgroups side by side in N, 192-row tiles, halves of 72-128 columns)
 #              and the wide_acc tiles, both verified as cluster's, then timed with cuDNN beside
 #              wide_acc's pools on GCONV_NSPLIT_SET (default bench/baselines/n48_probe.json)
+#   pixels     the pixels_on_n wgmma tiles (bench/configs/forward_wgmma_pixels_on_n_explore.json:
+#              pixels on the instruction's N side, edges in 8s), verified as cluster's, then
+#              timed with cuDNN beside the main, N-split and shipped two-consumer pools on
+#              GCONV_PIXELS_SET (default bench/baselines/dense_worst_probe.json)
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -280,6 +284,15 @@ nsplit() {
     -- $wgmma_shipped
 }
 
+# The tiles with the output pixels on the instruction's N side (pixels_on_n: pixel edges in 8s)
+# verified, then timed with cuDNN beside the main and N-split pools and the shipped two-consumer
+# pools on GCONV_PIXELS_SET (default the dense holdout shapes furthest behind cuDNN).
+pixels() {
+  explore_wgmma "$1" pixels "${GCONV_PIXELS_SET:-bench/baselines/dense_worst_probe.json}" \
+    bench/configs/forward_wgmma_pixels_on_n_explore.json -- configs/forward_bf16_wgmma.json \
+    configs/forward_bf16_nsplit_wgmma.json $wgmma_shipped
+}
+
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
 # default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
 # say (a kernel that won no probe never runs there), then the per-shape best and the winners
@@ -355,6 +368,7 @@ for part in "${parts[@]}"; do
     cluster) export -f cluster explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "cluster '$out/$part'" ;;
     wide_acc) export -f wide_acc explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "wide_acc '$out/$part'" ;;
     nsplit) export -f nsplit explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "nsplit '$out/$part'" ;;
+    pixels) export -f pixels explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 450)" bash -c "pixels '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
