@@ -233,23 +233,19 @@ private:
     }
 
     void warp_coverage() {
-        auto check = [&](const char* dim, int tile, int waves, int warp_tile) {
+        // tile_dim over wave_wdim x warp_tile_wdim: the warps tile the instruction's M and N,
+        // which pixels_on_n lays over the tile's channels (tile_n) and pixels (tile_m).
+        auto check = [&](const char* dim, int tile, const char* wdim, int waves, int warp_tile) {
             if (waves <= 0 || warp_tile <= 0 || tile % ((long long)waves * warp_tile) != 0)
-                cull(Rule::WarpCoverage, std::string("tile_") + dim + " " + std::to_string(tile) +
-                                             " is not a multiple of wave_" + dim + " x warp_tile_" +
-                                             dim + " = " + std::to_string(waves) + " x " +
-                                             std::to_string(warp_tile));
+                cull(Rule::WarpCoverage,
+                     std::string("tile_") + dim + " " + std::to_string(tile) +
+                         " is not a multiple of wave_" + wdim + " x warp_tile_" + wdim + " = " +
+                         std::to_string(waves) + " x " + std::to_string(warp_tile));
         };
-        // pixels_on_n: the warps tile the instruction's M over the channels (tile_n) and its N
-        // over the pixels (tile_m).
-        if (c_.pixels_on_n && is_warpgroup_tile(c_)) {
-            check("n", c_.tile_n, c_.wave_m, c_.warp_tile_m);
-            check("m", c_.tile_m, c_.wave_n, c_.warp_tile_n);
-        } else {
-            check("m", c_.tile_m, c_.wave_m, c_.warp_tile_m);
-            check("n", c_.tile_n, c_.wave_n, c_.warp_tile_n);
-        }
-        check("k", c_.tile_k, c_.wave_k, c_.warp_tile_k);
+        const bool pn = c_.pixels_on_n && is_warpgroup_tile(c_);
+        check(pn ? "n" : "m", pn ? c_.tile_n : c_.tile_m, "m", c_.wave_m, c_.warp_tile_m);
+        check(pn ? "m" : "n", pn ? c_.tile_m : c_.tile_n, "n", c_.wave_n, c_.warp_tile_n);
+        check("k", c_.tile_k, "k", c_.wave_k, c_.warp_tile_k);
     }
 
     void thread_count() {

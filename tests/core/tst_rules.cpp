@@ -407,7 +407,8 @@ private slots:
         QVERIFY(culled_by(c, "sm_90a", Rule::Wgmma, "warp_tile_n == tile_m"));
         c = w;
         c.tile_n = 96; // not whole 64-channel blocks per consumer warpgroup
-        QVERIFY(culled_by(c, "sm_90a", Rule::WarpCoverage));
+        QVERIFY(culled_by(c, "sm_90a", Rule::WarpCoverage,
+                          "tile_n 96 is not a multiple of wave_m x warp_tile_m = 8 x 16"));
         const std::pair<void (*)(KernelConfig&), const char*> culls[] = {
             {[](KernelConfig& k) { k.epilogue = Epilogue::Direct; }, "cshuffle or cshufflebuf"},
             {[](KernelConfig& k) { k.cluster_n = 2; }, "cluster_n 1"},
