@@ -807,6 +807,19 @@ template <class S> GCONV_DEVICE constexpr int c_slice(int idx) {
     return ((idx >> 2) % S::FN) * S::FRAG_N / S::C_COLS;
 }
 
+// pixels_on_n: a consumer's accumulators are channel (row) x pixel (col), so each goes into
+// C's pixel row `col` at column `row` of the staged tile (LD apart).
+template <class S, int LD>
+GCONV_DEVICE void stage_transposed(typename S::OutT* sc, const float* acc, int wm, int wn,
+                                   int lane) {
+#pragma unroll
+    for (int idx = 0; idx < S::ACC; ++idx) {
+        int row, col;
+        gemm::coord<S>(idx, wm, wn, lane, row, col);
+        sc[col * LD + row] = from_float<typename S::OutT>(acc[idx]);
+    }
+}
+
 #if defined(GCONV_HAS_WGMMA)
 // One K tile's TK / 16 k16 steps x RM wgmma.m64nWNk16 of a consumer warpgroup (tile_wg: its
 // first 64-row block of A, M_WGS warpgroups along M; wn: its WN-column half of B in an N split).
@@ -1034,14 +1047,15 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 // barrier 1). One tile per block (TileWalk), so no copy refills the ring.
                 consumer_barrier<S::CTHREADS>();
                 OutT* sc = reinterpret_cast<OutT*>(tiles);
+                if constexpr (S::PIXELS_ON_N) {
+                    stage_transposed<S, S::LDC>(sc, acc, wm, wn, lane);
+                } else {
 #pragma unroll
-                for (int idx = 0; idx < S::ACC; ++idx) {
-                    int row, col;
-                    gemm::coord<S>(idx, wm, wn, lane, row, col);
-                    if constexpr (S::PIXELS_ON_N) // row: a channel, col: a pixel
-                        sc[col * S::LDC + row] = from_float<OutT>(acc[idx]);
-                    else
+                    for (int idx = 0; idx < S::ACC; ++idx) {
+                        int row, col;
+                        gemm::coord<S>(idx, wm, wn, lane, row, col);
                         sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
+                    }
                 }
                 consumer_barrier<S::CTHREADS>();
                 store_c_rows<S, S::TN, S::LDC>(s, sc, tid - 128, 0);
@@ -1070,19 +1084,14 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     } else {
                         consumer_barrier<S::CTHREADS>();
                     }
-                    // A fragment's two adjacent columns go in one store.
+                    if constexpr (S::PIXELS_ON_N) { // one pass (C_PASSES 1)
+                        stage_transposed<S, S::LDCB>(sc, acc, wm, wn, lane);
+                    } else {
+                        // A fragment's two adjacent columns go in one store.
 #pragma unroll
-                    for (int idx = 0; idx < S::ACC; idx += S::RUN) {
-                        int row, col;
-                        if constexpr (S::PIXELS_ON_N) {
-                            // A run's two values are two pixels of one channel: two rows of C
-                            // (one pass: C_PASSES 1).
-                            gemm::coord<S>(idx, wm, wn, lane, row, col);
-#pragma unroll
-                            for (int e = 0; e < S::RUN; ++e)
-                                sc[(col + e) * S::LDCB + row] = from_float<OutT>(acc[idx + e]);
-                        } else {
+                        for (int idx = 0; idx < S::ACC; idx += S::RUN) {
                             if (!stages || c_slice<S>(idx) != pass % WG_PASSES) continue;
+                            int row, col;
                             gemm::coord<S>(idx, wm, wn, lane, row, col);
                             GCONV_ALIGN(16) OutT v[S::RUN];
 #pragma unroll
