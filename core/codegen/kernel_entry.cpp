@@ -27,7 +27,8 @@ void write_entry_points(std::ostream& s, const KernelConfig& c, int warps,
     const std::string_view call = call_for(c, calls);
     s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps << ", "
       << c.block_per_cu << ")";
-    if (c.cluster_n > 1) s << " GCONV_CLUSTER_DIMS(" << c.cluster_n << ")";
+    if (c.cluster_n > 1 || c.cluster_k > 1)
+        s << " GCONV_CLUSTER_DIMS(" << c.cluster_n * c.cluster_k << ")";
     s << "\n";
     switch (c.variant) {
     case Variant::Forward: {

@@ -112,6 +112,7 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
       << (c.double_smem_buffer ? " dsb" : "") << (c.split_image ? " si" : "")
       << (c.channel_pad ? " cpad" : "") << " pad " << c.pad_m << c.pad_n << c.pad_k << " bpc "
       << c.block_per_cu << (c.cluster_n > 1 ? " cn" + std::to_string(c.cluster_n) : "")
+      << (c.cluster_k > 1 ? " ck" + std::to_string(c.cluster_k) : "")
       << (c.pixels_on_n ? " pn" : "") << "\n";
     const char* header = c.variant == Variant::Forward   ? "gconv_fwd.h"
                          : c.variant == Variant::BwdData ? "gconv_bwd_data.h"
@@ -139,6 +140,7 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
     field("int", "kVecC", c.vector_size_c);
     field("int", "kGroupsToMerge", c.num_groups_to_merge);
     field("int", "kClusterN", c.cluster_n);
+    field("int", "kClusterK", c.cluster_k);
     field("bool", "kPixelsOnN", cpp_bool(c.pixels_on_n));
     field("bool", "kDsb", cpp_bool(c.double_smem_buffer));
     field("bool", "kSplitImage", cpp_bool(c.split_image));

@@ -31,10 +31,12 @@ int64_t pad_elements(DataType dtype) {
 // ring beside its own C buffer; the shared_memory rule checks the result per arch.
 constexpr int64_t k_sm90_shared_optin = 232448;
 
-// The cshuffle C tile: tile_m rows of tile_n outputs, each row padded by 16 bytes.
+// The cshuffle C tile: tile_m rows of tile_n outputs, each row padded by 16 bytes; a cluster
+// along K stages its partial sums there as fp32 first (rows padded by 16 bytes as well).
 int64_t cshuffle_bytes(const KernelConfig& c) {
     const int64_t out_elem = output_element_bytes(c);
-    return c.tile_m * (c.tile_n + 16 / out_elem) * out_elem;
+    const int64_t c_tile = c.tile_m * (c.tile_n + 16 / out_elem) * out_elem;
+    return c.cluster_k > 1 ? std::max<int64_t>(c_tile, c.tile_m * (c.tile_n + 4) * 4) : c_tile;
 }
 // The cshufflebuf C buffer beside a wgmma ring: tile_m rows of tile_n / passes outputs (the
 // epilogue stages C that many column slices at a time), one per consumer warpgroup when they
@@ -462,13 +464,14 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
         r.fail("split_image: one image exceeds 32-bit offsets (input ", image_in_elements(p),
                ", output ", image_out_elements(p), " elements)");
     }
-    if (uses_wgmma(c) && (c.tile_k == 32 || c.cluster_n > 1 || c.pixels_on_n) && !r.failed) {
+    if (uses_wgmma(c) && (c.tile_k == 32 || c.cluster_n > 1 || c.cluster_k > 1 || c.pixels_on_n) &&
+        !r.failed) {
         const WgmmaTmaPlan tma = plan_wgmma_tma(c, p);
         if (!tma.enabled)
             r.fail("tensor maps: ",
-                   c.tile_k == 32    ? "tile_k 32"
-                   : c.cluster_n > 1 ? "cluster"
-                                     : "pixels_on_n",
+                   c.tile_k == 32                       ? "tile_k 32"
+                   : c.cluster_n > 1 || c.cluster_k > 1 ? "cluster"
+                                                        : "pixels_on_n",
                    " wgmma kernels load through tensor maps only, which this problem cannot use (",
                    tma.reason, ")");
     }
@@ -494,7 +497,8 @@ LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
     const int64_t pieces = ceil_div(p.N, ipp);
     const int64_t tiles_per_piece = ceil_div(ipp * p.Do() * p.Ho() * p.Wo(), c.tile_m);
     const int64_t gm = std::max(1, c.num_groups_to_merge);
-    const int64_t gx = pieces * tiles_per_piece;
+    // A cluster along K: its cluster_k blocks (consecutive x) reduce one output tile.
+    const int64_t gx = pieces * tiles_per_piece * std::max(1, c.cluster_k);
     plan.grid_x = gx > INT32_MAX ? 0u : static_cast<unsigned>(gx);
     plan.grid_y = static_cast<unsigned>(ceil_div(gm * p.k_per_group(), c.tile_n));
     plan.grid_z = static_cast<unsigned>(ceil_div(p.G, gm) * std::max(1, c.split_k));

@@ -19,8 +19,10 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     if (c.split_image) return no("split image");
     // tile_k 32 has no cp.async producer (its rows are 64 bytes in the 64-byte swizzle), nor
     // has a cluster (its shared A tile is a multicast tensor copy).
-    // Nor has pixels_on_n (its consumers read the stages as the copy engine swizzles them).
-    plan.required = weight_grad || c.tile_k == 32 || c.cluster_n > 1 || c.pixels_on_n;
+    // Nor has pixels_on_n (its consumers read the stages as the copy engine swizzles them), nor
+    // a cluster along K (its blocks split the tensor maps' K tiles).
+    plan.required =
+        weight_grad || c.tile_k == 32 || c.cluster_n > 1 || c.cluster_k > 1 || c.pixels_on_n;
     if (c.tile_k != 64 && (c.tile_k != 32 || weight_grad))
         return no("tile_k is not 64" + std::string(weight_grad ? "" : " or 32"));
     const int64_t cpg = p.c_per_group(), kpg = p.k_per_group(), slice = c.tile_k;

@@ -101,6 +101,10 @@ std::vector<ConfigField> make_fields() {
     f.push_back(int_field("cluster_n",
                           "blocks of a cluster along N sharing each A tile by multicast (cn)",
                           &KernelConfig::cluster_n));
+    f.push_back(int_field("cluster_k",
+                          "blocks of a cluster along K summing their partial tiles in shared "
+                          "memory (ck)",
+                          &KernelConfig::cluster_k));
     f.push_back(bool_field("pixels_on_n",
                            "wgmma forward: output pixels on the instruction's N side (pn)",
                            &KernelConfig::pixels_on_n));

@@ -44,6 +44,12 @@ struct KernelConfig {
     // 2 pairs the blocks of two adjacent N tiles of one M tile, which load that A tile once and
     // multicast it into both (gconv_wgmma.h), so A's L2 reads halve.
     int cluster_n = 1;
+    // Blocks of a thread-block cluster along K (the one-tile-per-block cshuffle wgmma kernels
+    // with tensor maps): each reduces its share of the K tiles of the same output tile, then
+    // they sum their partial tiles through distributed shared memory, each block storing a
+    // slice of the rows (gconv_wgmma.h), so few-tile problems with long K fill more
+    // multiprocessors without a workspace or a second kernel (ck).
+    int cluster_k = 1;
     // wgmma forward: the output pixels on the instruction's N side (tile_m any multiple of 8 up
     // to 256, one m64nNk16 spanning the tile's pixels) and the output channels on its M side
     // (tile_n in 64-row blocks), so the pixel edge of a tile need not come in 64s (pn).

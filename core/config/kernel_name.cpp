@@ -95,6 +95,7 @@ std::string kernel_name(const KernelConfig& c) {
     if (c.epilogue != d.epilogue) n += "_ep" + std::string(to_string(c.epilogue));
     if (c.block_per_cu != d.block_per_cu) n += "_bpc" + std::to_string(c.block_per_cu);
     if (c.cluster_n != d.cluster_n) n += "_cn" + std::to_string(c.cluster_n);
+    if (c.cluster_k != d.cluster_k) n += "_ck" + std::to_string(c.cluster_k);
     if (c.num_wave_groups != d.num_wave_groups) n += "_wg" + std::to_string(c.num_wave_groups);
     if (auto p = pad_letters(c); !p.empty()) n += "_nopad" + p;
     if (c.layout != d.layout) n += "_l" + c.layout;
@@ -162,6 +163,8 @@ KernelConfig parse_kernel_name(std::string_view name) {
             c.block_per_cu = to_int(t.substr(3), name, t);
         } else if (starts(t, "cn")) {
             c.cluster_n = to_int(t.substr(2), name, t);
+        } else if (starts(t, "ck")) {
+            c.cluster_k = to_int(t.substr(2), name, t);
         } else if (starts(t, "wg")) {
             c.num_wave_groups = to_int(t.substr(2), name, t);
         } else if (starts(t, "nopad")) {

@@ -614,6 +614,7 @@ private:
     // wgmma kernels (their tile walk pairs the two blocks' tiles; gconv_wgmma.h), which load
     // through the tensor maps (the multicast is a tensor copy).
     void cluster() {
+        cluster_along_k();
         if (c_.cluster_n == 1) return;
         if (c_.cluster_n != 2)
             cull(Rule::Cluster, std::to_string(c_.cluster_n) + ": clusters of 1 or 2 blocks");
@@ -635,6 +636,38 @@ private:
         else if (!c_.pad_n)
             cull(Rule::Cluster, "2: a pair's second N tile may lie past N and store nothing, "
                                 "which takes the N tail handling (pad_n)");
+    }
+
+    // A cluster along K: its blocks reduce shares of one output tile's K tiles, stage their
+    // partial sums in the drained ring and sum them through distributed shared memory, each
+    // block storing tile_m / cluster_k rows. Built for the one-tile-per-block cshuffle walk of
+    // the forward wgmma kernels, which load through the tensor maps (their K tiles are what the
+    // blocks split).
+    void cluster_along_k() {
+        if (c_.cluster_k == 1) return;
+        const std::string ck = "cluster_k " + std::to_string(c_.cluster_k) + ": ";
+        auto no = [&](const std::string& why) { cull(Rule::Cluster, ck + why); };
+        if (c_.cluster_k < 1 || c_.cluster_k > 8) {
+            no("clusters of 1 to 8 blocks (the portable cluster size)");
+            return;
+        }
+        if (!uses_wgmma(c_)) {
+            no("only the wgmma pipeline (sm_90a) sums partial tiles across a cluster");
+            return;
+        }
+        if (c_.variant != Variant::Forward)
+            no("built for forward only, not " + std::string(to_string(c_.variant)));
+        if (c_.epilogue != Epilogue::CShuffle)
+            no("the blocks of a cluster reduce one tile and stage it in the drained ring: the "
+               "cshuffle epilogue (one tile per block), not " +
+               std::string(to_string(c_.epilogue)));
+        if (c_.cluster_n != 1) no("one cluster shape at a time (cluster_n 1)");
+        if (c_.split_k != 1) no("split_k 1 (the cluster is the K split)");
+        if (c_.num_groups_to_merge != 1) no("one group per block (num_groups_to_merge 1)");
+        if (c_.split_image) no("the tensor maps it loads through do not take split images");
+        if (c_.tile_m % c_.cluster_k != 0)
+            no("each block stores tile_m / cluster_k rows: tile_m " + std::to_string(c_.tile_m) +
+               " is not a multiple");
     }
 
     // The tensor-core K x K entries of the direct pipeline (warp tile 16x8x16,
@@ -798,7 +831,7 @@ private:
         if (c_.epilogue == Epilogue::Direct)
             no("the direct epilogue stores pixel rows from the accumulators; with the pixels on "
                "N they are columns: cshuffle or cshufflebuf");
-        if (c_.cluster_n != 1) no("lone blocks only (cluster_n 1)");
+        if (c_.cluster_n != 1) no("no cluster along N (cluster_n 1)");
         if (c_.split_k != 1) no("split_k 1 only");
         if (c_.num_groups_to_merge != 1) no("one group per block (num_groups_to_merge 1)");
         if (c_.split_image) no("the tensor maps it loads through do not take split images");

@@ -7,7 +7,7 @@
 // (wave_mode), epilogue, layout, tile (records {"m","n","k"[,"wave"][,"warp_tile"]} or
 // [m, n, k]) or tile_m/tile_n/tile_k, wave_layout ([m, n, k]) or wave_m/wave_n/wave_k,
 // warp_tile ([m, n, k]) or warp_tile_m/n/k, vector_size_a/b/c, block_per_cu, cluster_n,
-// pixels_on_n, num_wave_groups, num_groups_to_merge, double_smem_buffer, split_image,
+// cluster_k, pixels_on_n, num_wave_groups, num_groups_to_merge, double_smem_buffer, split_image,
 // runtime_filter, channel_pad, pad_m/n/k, split_k, split_k_mode, two_stage (true = split_k_mode
 // 2stage, false = atomic). Missing keys take the defaults of docs/trait-config.md (default_axes()
 // below). Beside trait_config, "where" holds a filter expression that every configuration of the

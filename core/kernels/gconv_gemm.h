@@ -101,6 +101,9 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     // Blocks of a cluster along N (wgmma, persistent grid): they walk tile pairs and share each
     // A tile by multicast (gconv_wgmma.h).
     static constexpr int CLUSTER = Cfg::kClusterN;
+    // Blocks of a cluster along K (wgmma, cshuffle): they reduce shares of one tile's K tiles
+    // and sum their partial tiles through distributed shared memory (gconv_wgmma.h).
+    static constexpr int CLUSTER_K = Cfg::kClusterK;
     // Whether a block's reduction can be empty (a stride phase without taps, a split past the
     // end); sources whose blocks always reduce something set it false.
     static constexpr bool MAY_BE_EMPTY = true;
@@ -138,6 +141,7 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     static constexpr int STAGES = Cfg::kStages;
     static constexpr int OUT_ELEM = sizeof(OutT);
     static constexpr int LDC = TN + 16 / OUT_ELEM;
+    static constexpr int LDR = TN + 4; // a cluster along K's fp32 partial tile
 
     // ---- math path geometry ----
     static constexpr bool MMA = Cfg::kUseMma;
@@ -164,7 +168,10 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
 
     // ---- shared memory: must equal the host formula (launch_plan.cpp) ----
     static constexpr int PIPE_BYTES = STAGES * STAGE_ELEMS * ELEM;
-    static constexpr int EPI_BYTES = CSHUFFLE ? TM * LDC * OUT_ELEM : 0;
+    static constexpr int C_STAGE_BYTES = TM * LDC * OUT_ELEM;
+    static constexpr int PARTIAL_BYTES = CLUSTER_K > 1 ? TM* LDR * 4 : 0;
+    static constexpr int EPI_BYTES =
+        CSHUFFLE ? (C_STAGE_BYTES > PARTIAL_BYTES ? C_STAGE_BYTES : PARTIAL_BYTES) : 0;
     static constexpr int RED_BYTES = SPLIT ? TM * TN * 4 : 0;
     // wgmma: unpadded swizzled rows, mbarriers and up to 1 KiB to align the ring to 1024 bytes.
     static constexpr int CONSUMERS = NWARPS / 4;

@@ -74,6 +74,39 @@ GCONV_DEVICE void mbar_arrive_cluster(u32 bar, u32 cta) {
 GCONV_DEVICE void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
+// The address of shared offset `local` in block `cta` of the cluster.
+GCONV_DEVICE u32 cluster_address(u32 local, u32 cta) {
+    u32 remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(cta));
+    return remote;
+}
+// sum[0 .. N-1] += the N fp32 values at `addr` of the cluster's shared window (N: 1, 2 or a
+// multiple of 4, aligned to its own size up to 16 bytes).
+template <int N> GCONV_DEVICE void add_cluster_f32(float* sum, u32 addr) {
+    if constexpr (N % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < N; i += 4) {
+            float a, b, c, d;
+            asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                         : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
+                         : "r"(addr + 4 * i)
+                         : "memory");
+            sum[i] += a, sum[i + 1] += b, sum[i + 2] += c, sum[i + 3] += d;
+        }
+    } else if constexpr (N == 2) {
+        float a, b;
+        asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];\n"
+                     : "=f"(a), "=f"(b)
+                     : "r"(addr)
+                     : "memory");
+        sum[0] += a, sum[1] += b;
+    } else {
+        static_assert(N == 1, "1, 2 or a multiple of 4 values");
+        float a;
+        asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(a) : "r"(addr) : "memory");
+        sum[0] += a;
+    }
+}
 GCONV_DEVICE void fence_barrier_init() {
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
@@ -565,16 +598,19 @@ template <int TK> GCONV_DEVICE int tma_tile_count(const ConvParams& p) {
 }
 
 // The K tiles [begin, begin + count) a block reduces: the source's, or with the tensor maps
-// of a K-major kernel its split's share of tma_tile_count().
+// of a K-major kernel its part's share of tma_tile_count(), a part being its split's or, in a
+// cluster along K, its rank's (k_rank).
 template <class S>
-GCONV_DEVICE void block_k_tiles(const S& s, const WgmmaMaps& maps, int& begin, int& count) {
+GCONV_DEVICE void block_k_tiles(const S& s, const WgmmaMaps& maps, int k_rank, int& begin,
+                                int& count) {
     begin = s.tile_begin();
     count = s.tile_count();
     if constexpr (!S::A_MN) {
         if (!maps.enabled) return;
+        constexpr int PARTS = S::SPLITS * S::CLUSTER_K;
         const int all = tma_tile_count<S::TK>(s.p);
-        const int per_split = (all + S::SPLITS - 1) / S::SPLITS;
-        begin = s.split * per_split;
+        const int per_split = (all + PARTS - 1) / PARTS;
+        begin = (s.split * S::CLUSTER_K + k_rank) * per_split;
         count = all - begin < per_split ? all - begin : per_split;
         if (count < 0) count = 0;
     }
@@ -747,15 +783,18 @@ GCONV_DEVICE void produce_tma_mn(const S& s, const WgmmaMaps& maps, u32 bars, u3
 // group's N tile rank: both walk the same groups in step, so the A tile they share comes once.
 // A group's last N tiles may lie past N (an odd count): their block still loads and multiplies
 // (B zero-filled past the filter, or another group's rows) and stores nothing (out_ok).
+// In a cluster along K (cshuffle only) the S::CLUSTER_K consecutive blocks along x share one
+// tile, block `rank_k` reducing the rank_k-th share of its K tiles.
 template <class S> struct TileWalk {
-    int gx = 1, gy = 1, count = 1, first = 0, step = 1, rank = 0;
+    int gx = 1, gy = 1, count = 1, first = 0, step = 1, rank = 0, rank_k = 0;
     GCONV_DEVICE explicit TileWalk(const ConvParams& p) {
         if constexpr (S::CSHUFFLE) {
-            gx = static_cast<int>(gridDim.x);
+            gx = static_cast<int>(gridDim.x) / S::CLUSTER_K;
             gy = static_cast<int>(gridDim.y);
-            first = static_cast<int>(blockIdx.x) +
+            first = static_cast<int>(blockIdx.x) / S::CLUSTER_K +
                     gx * (static_cast<int>(blockIdx.y) + gy * static_cast<int>(blockIdx.z));
             count = first + 1;
+            rank_k = static_cast<int>(blockIdx.x) % S::CLUSTER_K;
         } else {
             gx = p.m_tiles_per_piece * ((p.N + p.images_per_piece - 1) / p.images_per_piece);
             gy = ((S::GM * p.k_per_group + S::TN - 1) / S::TN + S::CLUSTER - 1) / S::CLUSTER;
@@ -808,17 +847,58 @@ template <class S> GCONV_DEVICE constexpr int c_slice(int idx) {
 }
 
 // pixels_on_n: a consumer's accumulators are channel (row) x pixel (col), so each goes into
-// C's pixel row `col` at column `row` of the staged tile (LD apart).
-template <class S, int LD>
-GCONV_DEVICE void stage_transposed(typename S::OutT* sc, const float* acc, int wm, int wn,
-                                   int lane) {
+// C's pixel row `col` at column `row` of the staged tile (LD apart; B: the output type, or fp32
+// for a cluster along K's partial tile).
+template <class S, int LD, typename B>
+GCONV_DEVICE void stage_transposed(B* sc, const float* acc, int wm, int wn, int lane) {
 #pragma unroll
     for (int idx = 0; idx < S::ACC; ++idx) {
         int row, col;
         gemm::coord<S>(idx, wm, wn, lane, row, col);
-        sc[col * LD + row] = from_float<typename S::OutT>(acc[idx]);
+        sc[col * LD + row] = from_float<B>(acc[idx]);
     }
 }
+
+// A cluster along K: the consumers' fp32 partial tile, tile_m pixel rows LDR apart.
+template <class S>
+GCONV_DEVICE void stage_partial(float* part, const float* acc, int wm, int wn, int lane) {
+    if constexpr (S::PIXELS_ON_N) {
+        stage_transposed<S, S::LDR>(part, acc, wm, wn, lane);
+    } else {
+#pragma unroll
+        for (int idx = 0; idx < S::ACC; ++idx) {
+            int row, col;
+            gemm::coord<S>(idx, wm, wn, lane, row, col);
+            part[row * S::LDR + col] = acc[idx];
+        }
+    }
+}
+
+#if defined(GCONV_HAS_WGMMA)
+// A cluster along K, once every block staged its partial tile: block `rank` sums rows
+// rank * TM / CLUSTER_K ... of all of them (its own too, through the cluster's window), in
+// rank order, and stores them as whole S::VC-vector rows (ct: this thread among the consumers).
+template <class S> GCONV_DEVICE void store_cluster_sum(S& s, u32 part_addr, int ct, int rank) {
+    typedef typename S::OutT OutT;
+    constexpr int W = S::VC, VPR = S::TN / W, ROWS = S::TM / S::CLUSTER_K, TOTAL = ROWS * VPR;
+    static_assert(S::TN % W == 0 && S::TM % S::CLUSTER_K == 0, "whole vectors and row slices");
+    for (int idx = ct; idx < TOTAL; idx += S::CTHREADS) {
+        const int row = rank * ROWS + idx / VPR, col = (idx % VPR) * W;
+        if (!s.out_ok(row, col)) continue;
+        const u32 local = part_addr + static_cast<u32>((row * S::LDR + col) * 4);
+        float sum[W];
+#pragma unroll
+        for (int e = 0; e < W; ++e) sum[e] = 0.f;
+#pragma unroll
+        for (int peer = 0; peer < S::CLUSTER_K; ++peer)
+            add_cluster_f32<W>(sum, cluster_address(local, static_cast<u32>(peer)));
+        GCONV_ALIGN(16) OutT v[W];
+#pragma unroll
+        for (int e = 0; e < W; ++e) v[e] = from_float<OutT>(sum[e]);
+        gemm::put<S, W>(s.out_ptr(row, col), v);
+    }
+}
+#endif
 
 #if defined(GCONV_HAS_WGMMA)
 // One K tile's TK / 16 k16 steps x RM wgmma.m64nWNk16 of a consumer warpgroup (tile_wg: its
@@ -912,6 +992,9 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     static_assert(!S::PIXELS_ON_N || (!PP && S::CLUSTER == 1 && !S::A_MN && S::SPLITS == 1 &&
                                       S::C_PASSES == 1 && (S::CSHUFFLE || S::CSHUFFLE_BUF)),
                   "pixels_on_n: intrawave lone blocks, one C buffer (rules.cpp pixels_on_n)");
+    static_assert(S::CLUSTER_K == 1 || (S::CSHUFFLE && !PP && !S::A_MN && S::CLUSTER == 1 &&
+                                        S::SPLITS == 1 && S::GM == 1),
+                  "a cluster along K reduces one tile per block (rules.cpp cluster_along_k)");
     constexpr int A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     // The consumers release tile t-1 only once they hold tile t, so the producer may signal a
     // tile at most STAGES-2 tiles after issuing it (more would deadlock): STAGES >= 3.
@@ -954,18 +1037,19 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     // the same tiles and count the same K tiles (`it`), so ring slots and phases agree.
     if (warp < 4) {
         if constexpr (CONSUMERS > 1) regs_dec<S::PRODUCER_REGS>();
-        if constexpr (MN || S::TK != 64 || S::CLUSTER > 1 || S::PIXELS_ON_N) {
+        if constexpr (MN || S::TK != 64 || S::CLUSTER > 1 || S::CLUSTER_K > 1 || S::PIXELS_ON_N) {
             // No cp.async producer for MN-major operands, 64-byte rows (tile_k 32), a cluster
-            // (its A is a multicast tensor copy) or pixels_on_n (its consumers read the
-            // stages in the copy engine's swizzle): the host refuses to launch without the
-            // maps, and a launch without them must not wait forever.
+            // (its A is a multicast tensor copy; along K, its blocks split the maps' K tiles)
+            // or pixels_on_n (its consumers read the stages in the copy engine's swizzle): the
+            // host refuses to launch without the maps, and a launch without them must not wait
+            // forever.
             if (!maps.enabled) asm volatile("trap;");
         }
         // One thread issues the tensor copies; the others of a cluster's producer wait at the
-        // cluster's last barrier, the others of a lone block leave.
+        // cluster's barriers, the others of a lone block leave.
         int it = 0;
         const bool issues = !maps.enabled || tid == 0;
-        if constexpr (S::CLUSTER == 1)
+        if constexpr (S::CLUSTER == 1 && S::CLUSTER_K == 1)
             if (!issues) return;
         for (int tile = walk.first; issues && tile < walk.count; tile += walk.step) {
             int bx, by, bz;
@@ -973,7 +1057,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
             int kt_begin, ktiles;
-            block_k_tiles(s, maps, kt_begin, ktiles);
+            block_k_tiles(s, maps, walk.rank_k, kt_begin, ktiles);
             if constexpr (MN) {
                 produce_tma_mn(s, maps, bars, tiles_addr, ktiles, it);
             } else if (maps.enabled) {
@@ -1000,8 +1084,17 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
         }
         // The producer warp's other lanes wait here for the issuing lane, not at the cluster
         // barrier beside a lane that still issues copies.
-        if constexpr (S::CLUSTER > 1)
+        if constexpr (S::CLUSTER > 1 || S::CLUSTER_K > 1)
             if (warp == 0) __syncwarp();
+        // A cluster along K: the producers meet the consumers' barrier between staging and
+        // summing the partial tiles (its block's one tile, where that tile is active: the
+        // same for every block of the cluster).
+        if constexpr (S::CLUSTER_K > 1) {
+            int bx, by, bz;
+            walk.coords(walk.first, bx, by, bz);
+            s.setup_at(tid, bx, by, bz);
+            if (s.active()) cluster_sync();
+        }
     } else {
         if constexpr (CONSUMERS > 1) regs_inc<S::CONSUMER_REGS>();
         const int cw = warp - 4; // consumer warp index
@@ -1017,7 +1110,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             s.setup_at(tid, bx, by, bz);
             if (!s.active()) continue; // uniform per tile
             int kt_begin, ktiles;
-            block_k_tiles(s, maps, kt_begin, ktiles);
+            block_k_tiles(s, maps, walk.rank_k, kt_begin, ktiles);
             (void)kt_begin;
             if constexpr (PP) {
                 // The other warpgroup's tile: its K tiles pass through the ring all the same.
@@ -1046,6 +1139,17 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 // wgmma has finished reading it: stage C there. Only the consumers meet (named
                 // barrier 1). One tile per block (TileWalk), so no copy refills the ring.
                 consumer_barrier<S::CTHREADS>();
+                if constexpr (S::CLUSTER_K > 1) {
+                    // Every block stages its partial sums there as fp32; once all have (the
+                    // cluster barrier orders those writes before the reads), each sums and
+                    // stores its slice of the rows. The kernel's last cluster barrier keeps
+                    // each block's partial tile until its peers have read it.
+                    float* part = reinterpret_cast<float*>(tiles);
+                    stage_partial<S>(part, acc, wm, wn, lane);
+                    cluster_sync();
+                    store_cluster_sum(s, arch::shared_address(part), tid - 128, walk.rank_k);
+                    continue;
+                }
                 OutT* sc = reinterpret_cast<OutT*>(tiles);
                 if constexpr (S::PIXELS_ON_N) {
                     stage_transposed<S, S::LDC>(sc, acc, wm, wn, lane);
@@ -1116,8 +1220,8 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             if (turn > 0 && wg == (turn & 1)) arch::named_barrier<2 * S::CTHREADS>(3 + wg);
     }
     // No block of a cluster leaves while another may still arrive on its barriers (the last
-    // stages' releases) or copy into its stages.
-    if constexpr (S::CLUSTER > 1) cluster_sync();
+    // stages' releases), copy into its stages or read its partial tile.
+    if constexpr (S::CLUSTER > 1 || S::CLUSTER_K > 1) cluster_sync();
 #endif
 }
 

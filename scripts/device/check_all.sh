@@ -57,6 +57,10 @@
 #              pixels on the instruction's N side, edges in 8s), verified as cluster's, then
 #              timed with cuDNN beside the main, N-split and shipped two-consumer pools on
 #              GCONV_PIXELS_SET (default bench/baselines/dense_worst_probe.json)
+#   ck         the wgmma tiles in clusters along K (bench/configs/forward_wgmma_cluster_k_explore.json:
+#              cluster_k 2-8 blocks sum their partial tiles in distributed shared memory), verified as
+#              cluster's, then timed with cuDNN beside the main, pixels_on_n, N-split and shipped
+#              two-consumer pools on GCONV_CK_SET (default bench/baselines/dense_worst_probe.json)
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -292,6 +296,13 @@ pixels() {
     bench/configs/forward_wgmma_pixels_on_n_explore.json -- configs/forward_bf16_wgmma.json \
     configs/forward_bf16_nsplit_wgmma.json $wgmma_shipped
 }
+# The tiles in clusters along K (cluster_k: partial tiles summed in distributed shared memory)
+# beside the same pools and the shipped pixels_on_n pool.
+ck() {
+  explore_wgmma "$1" ck "${GCONV_CK_SET:-bench/baselines/dense_worst_probe.json}" \
+    bench/configs/forward_wgmma_cluster_k_explore.json -- configs/forward_bf16_wgmma.json \
+    configs/forward_bf16_pixels_on_n_wgmma.json configs/forward_bf16_nsplit_wgmma.json $wgmma_shipped
+}
 
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
 # default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
@@ -369,6 +380,7 @@ for part in "${parts[@]}"; do
     wide_acc) export -f wide_acc explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "wide_acc '$out/$part'" ;;
     nsplit) export -f nsplit explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "nsplit '$out/$part'" ;;
     pixels) export -f pixels explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 450)" bash -c "pixels '$out/$part'" ;;
+    ck) export -f ck explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "ck '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;

@@ -95,6 +95,7 @@ private slots:
         add([](KernelConfig& c) { c.runtime_filter = true; });
         add([](KernelConfig& c) { c.channel_pad = true; });
         add([](KernelConfig& c) { c.cluster_n = 2; });
+        add([](KernelConfig& c) { c.cluster_k = 4; });
         add([](KernelConfig& c) { c.pad_m = false; });
         add([](KernelConfig& c) { c.pad_n = false; });
         add([](KernelConfig& c) { c.pad_k = false; });

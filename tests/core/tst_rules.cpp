@@ -387,6 +387,52 @@ private slots:
             QVERIFY(r.rule != Rule::Cluster || r.message.find("wgmma") != std::string::npos);
     }
 
+    // A cluster along K: the one-tile-per-block forward wgmma kernels (cshuffle) on sm_90a; its
+    // blocks are consecutive along x (the grid grows by cluster_k), its shared memory holds
+    // the fp32 partial tile, and it loads through the tensor maps only.
+    void cluster_k() {
+        KernelConfig w = wgmma_base();
+        w.epilogue = Epilogue::CShuffle;
+        w.cluster_k = 4;
+        expect_legal(w, "sm_90a");
+        QVERIFY(kernel_name(w).ends_with("_ck4_wg2_dsb"));
+        QCOMPARE(parse_kernel_name(kernel_name(w)).cluster_k, 4);
+        const Problem p = problem_with_k(256);
+        QVERIFY2(is_supported(w, p).ok, is_supported(w, p).reason.c_str());
+        KernelConfig lone = w;
+        lone.cluster_k = 1;
+        QCOMPARE(plan_launch(w, p).grid_x, 4 * plan_launch(lone, p).grid_x);
+        QCOMPARE(plan_launch(w, p).grid_y, plan_launch(lone, p).grid_y);
+        QVERIFY(shared_bytes(w) >= std::size_t{128} * (256 + 4) * 4);
+        KernelConfig c = w;
+        c.pixels_on_n = true, c.tile_m = 96, c.tile_n = 128, c.warp_tile_n = 96;
+        expect_legal(c, "sm_90a");
+        // Without tensor maps (C/G 24 in groups: the K tiles would meet the next group) the
+        // cluster has nothing to split.
+        Problem grouped = p;
+        grouped.C = 48, grouped.K = 256, grouped.G = 2;
+        const SupportCheck no_maps = is_supported(w, grouped);
+        QVERIFY2(!no_maps.ok && no_maps.reason.find("cluster") != std::string::npos,
+                 no_maps.reason.c_str());
+        const std::pair<void (*)(KernelConfig&), const char*> culls[] = {
+            {[](KernelConfig& k) { k.epilogue = Epilogue::CShuffleBuf; }, "the cshuffle epilogue"},
+            {[](KernelConfig& k) { k.cluster_k = 9; }, "1 to 8 blocks"},
+            {[](KernelConfig& k) { k.cluster_k = 3; }, "tile_m 128 is not a multiple"},
+            {[](KernelConfig& k) { k.variant = Variant::BwdData; }, "forward only"},
+            {[](KernelConfig& k) { k.split_k = 2, k.split_k_mode = SplitKMode::Atomic; },
+             "split_k 1"},
+            {[](KernelConfig& k) { k.split_image = true; }, "split images"},
+        };
+        for (const auto& [change, needle] : culls) {
+            c = w;
+            change(c);
+            QVERIFY2(culled_by(c, "sm_90a", Rule::Cluster, needle), needle);
+        }
+        c = legal_base();
+        c.cluster_k = 2;
+        expect_only(c, "sm_90", Rule::Cluster, "only the wgmma pipeline");
+    }
+
     // pixels_on_n: a 160-pixel by 128-channel tile (the instruction's N 160, two channel
     // blocks) is legal and supported where the tensor maps load it; its culls say why.
     void pixels_on_n() {

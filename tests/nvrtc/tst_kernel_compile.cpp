@@ -353,6 +353,47 @@ private slots:
             QVERIFY2(spilled >= 0 && spilled <= 1024, ptxas_summary(r.log).c_str());
         }
     }
+    // A cluster along K (cluster_k): the cluster's blocks reduce shares of one tile's K tiles and
+    // sum their fp32 partial tiles through distributed shared memory, so the kernel is launched
+    // in clusters of cluster_k blocks and reads its peers' shared memory (mapa, then
+    // ld.shared::cluster), with the pixels on M or on N (transposed partial tile).
+    void wgmma_cluster_k_tiles_compile_for_sm90a_data() {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("wave_m");
+        QTest::addColumn<int>("cluster_k");
+        QTest::addColumn<bool>("pn");
+        QTest::newRow("128x64 ck4") << 128 << 64 << 8 << 4 << false;
+        QTest::newRow("64x128 ck2") << 64 << 128 << 4 << 2 << false;
+        QTest::newRow("256x128 ck8") << 256 << 128 << 8 << 8 << false;
+        QTest::newRow("96x64 ck4 pixels_on_n") << 96 << 64 << 4 << 4 << true;
+        QTest::newRow("160x128 ck2 pixels_on_n") << 160 << 128 << 8 << 2 << true;
+    }
+    void wgmma_cluster_k_tiles_compile_for_sm90a() {
+        QFETCH(int, m);
+        QFETCH(int, n);
+        QFETCH(int, wave_m);
+        QFETCH(int, cluster_k);
+        QFETCH(bool, pn);
+        KernelConfig c =
+            make(DataType::BF16, 2, m, n, 64, wave_m, 1, 16, pn ? m : n, 16, Pipeline::CompV5,
+                 Scheduler::Intrawave, Epilogue::CShuffle, 8, 8, 8, 1, false);
+        c.pixels_on_n = pn;
+        c.cluster_k = cluster_k;
+        QVERIFY(uses_wgmma(c));
+        Result r;
+        // i3d.Mixed_5b.b1a.b6: 150 pixels, C 832, K 160 (13 K tiles).
+        const std::string why = compile_wgmma_1x1(c, 6, 832, 160, 5, r);
+        QVERIFY2(why.empty(), why.c_str());
+        const std::string dims = ".reqnctapercluster " + std::to_string(cluster_k) + ", 1, 1";
+        QVERIFY2(r.ptx.find(dims) != std::string::npos, dims.c_str());
+        QVERIFY(r.ptx.find("mapa.shared::cluster") != std::string::npos);
+        QVERIFY(r.ptx.find("ld.shared::cluster.v4.f32") != std::string::npos);
+        QVERIFY(r.ptx.find("barrier.cluster.arrive") != std::string::npos);
+        qInfo("%s", ptxas_summary(r.log).c_str());
+        const int spilled = spill_bytes(r.log);
+        QVERIFY2(spilled >= 0 && spilled <= 1024, ptxas_summary(r.log).c_str());
+    }
     // Three consumer warpgroups (512 threads, 192-row tiles, setmaxnreg 56 / 152): a layer of
     // 12288 pixels takes the kernel and it compiles for sm_90a with the tile's instruction.
     // ptxas checks each instruction against the launch bound's 128 registers a thread; the

@@ -150,6 +150,9 @@ void PoolTableModel::addConfigColumns(std::function<const KernelConfig&(int)> co
         tr("cn"), tr("cluster_n: blocks of a cluster along N sharing A by multicast"),
         [](const KernelConfig& c) { return c.cluster_n; }, none, true);
     add(
+        tr("ck"), tr("cluster_k: blocks of a cluster along K summing their partial tiles"),
+        [](const KernelConfig& c) { return c.cluster_k; }, none, true);
+    add(
         tr("wg"), tr("num_wave_groups"), [](const KernelConfig& c) { return c.num_wave_groups; },
         none, true);
     add(

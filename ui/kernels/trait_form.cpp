@@ -168,7 +168,7 @@ TraitForm::TraitForm(QWidget* parent) : QWidget(parent) {
 
     section(outer, tr("Memory and occupancy"), &form);
     for (const char* key : {"vector_size_a", "vector_size_b", "vector_size_c", "block_per_cu",
-                            "num_wave_groups", "cluster_n"})
+                            "num_wave_groups", "cluster_n", "cluster_k"})
         addEditor(form, numbers(key, Shape::Integer));
 
     section(outer, tr("Name suffixes"), &form);

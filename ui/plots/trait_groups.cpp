@@ -56,7 +56,7 @@ std::string_view to_string(KernelTrait trait) {
     case KernelTrait::PixelsOnN:
         return "pn";
     case KernelTrait::Cluster:
-        return "cn";
+        return "cluster";
     case KernelTrait::GroupsToMerge:
         return "gm";
     case KernelTrait::VectorWidths:
@@ -89,8 +89,9 @@ std::string trait_value(const KernelConfig& c, KernelTrait trait) {
         return c.channel_pad ? "cpad" : "no cpad";
     case KernelTrait::PixelsOnN:
         return c.pixels_on_n ? "pn" : "no pn";
-    case KernelTrait::Cluster:
-        return "cn" + std::to_string(c.cluster_n);
+    case KernelTrait::Cluster: // the rules admit one cluster shape at a time
+        return c.cluster_k > 1 ? "ck" + std::to_string(c.cluster_k)
+                               : "cn" + std::to_string(c.cluster_n);
     case KernelTrait::GroupsToMerge:
         return "gm" + std::to_string(c.num_groups_to_merge);
     case KernelTrait::VectorWidths:
