@@ -59,8 +59,8 @@
 #              GCONV_PIXELS_SET (default bench/baselines/dense_worst_probe.json)
 #   ck         the wgmma tiles in clusters along K (bench/configs/forward_wgmma_cluster_k_explore.json:
 #              cluster_k 2-8 blocks sum their partial tiles in distributed shared memory), verified as
-#              cluster's, then timed with cuDNN beside the main, pixels_on_n, N-split and shipped
-#              two-consumer pools on GCONV_CK_SET (default bench/baselines/dense_worst_probe.json)
+#              cluster's, then timed with cuDNN beside the main and pixels_on_n pools on
+#              GCONV_CK_SET (default bench/baselines/dense_worst_probe.json)
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -297,11 +297,11 @@ pixels() {
     configs/forward_bf16_nsplit_wgmma.json $wgmma_shipped
 }
 # The tiles in clusters along K (cluster_k: partial tiles summed in distributed shared memory)
-# beside the same pools and the shipped pixels_on_n pool.
+# beside the main and pixels_on_n pools, the best on most of these shapes (session 33).
 ck() {
   explore_wgmma "$1" ck "${GCONV_CK_SET:-bench/baselines/dense_worst_probe.json}" \
     bench/configs/forward_wgmma_cluster_k_explore.json -- configs/forward_bf16_wgmma.json \
-    configs/forward_bf16_pixels_on_n_wgmma.json configs/forward_bf16_nsplit_wgmma.json $wgmma_shipped
+    configs/forward_bf16_pixels_on_n_wgmma.json
 }
 
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
