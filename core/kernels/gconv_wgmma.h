@@ -859,17 +859,19 @@ GCONV_DEVICE void stage_transposed(B* sc, const float* acc, int wm, int wn, int 
     }
 }
 
-// A cluster along K: the consumers' fp32 partial tile, tile_m pixel rows LDR apart.
-template <class S>
-GCONV_DEVICE void stage_partial(float* part, const float* acc, int wm, int wn, int lane) {
+// The consumers' C tile in shared memory, tile_m pixel rows LD apart (B: the output type, or
+// fp32 for a cluster along K's partial tile), transposed from the accumulators with
+// pixels_on_n.
+template <class S, int LD, typename B>
+GCONV_DEVICE void stage_tile(B* sc, const float* acc, int wm, int wn, int lane) {
     if constexpr (S::PIXELS_ON_N) {
-        stage_transposed<S, S::LDR>(part, acc, wm, wn, lane);
+        stage_transposed<S, LD>(sc, acc, wm, wn, lane);
     } else {
 #pragma unroll
         for (int idx = 0; idx < S::ACC; ++idx) {
             int row, col;
             gemm::coord<S>(idx, wm, wn, lane, row, col);
-            part[row * S::LDR + col] = acc[idx];
+            sc[row * LD + col] = from_float<B>(acc[idx]);
         }
     }
 }
@@ -1145,22 +1147,13 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                     // stores its slice of the rows. The kernel's last cluster barrier keeps
                     // each block's partial tile until its peers have read it.
                     float* part = reinterpret_cast<float*>(tiles);
-                    stage_partial<S>(part, acc, wm, wn, lane);
+                    stage_tile<S, S::LDR>(part, acc, wm, wn, lane);
                     cluster_sync();
                     store_cluster_sum(s, arch::shared_address(part), tid - 128, walk.rank_k);
                     continue;
                 }
                 OutT* sc = reinterpret_cast<OutT*>(tiles);
-                if constexpr (S::PIXELS_ON_N) {
-                    stage_transposed<S, S::LDC>(sc, acc, wm, wn, lane);
-                } else {
-#pragma unroll
-                    for (int idx = 0; idx < S::ACC; ++idx) {
-                        int row, col;
-                        gemm::coord<S>(idx, wm, wn, lane, row, col);
-                        sc[row * S::LDC + col] = from_float<OutT>(acc[idx]);
-                    }
-                }
+                stage_tile<S, S::LDC>(sc, acc, wm, wn, lane);
                 consumer_barrier<S::CTHREADS>();
                 store_c_rows<S, S::TN, S::LDC>(s, sc, tid - 128, 0);
             } else if constexpr (S::CSHUFFLE_BUF) {
