@@ -297,8 +297,17 @@ pixels() {
     configs/forward_bf16_nsplit_wgmma.json $wgmma_shipped
 }
 # The tiles in clusters along K (cluster_k: partial tiles summed in distributed shared memory)
-# beside the main and pixels_on_n pools, the best on most of these shapes (session 33).
+# beside the main and pixels_on_n pools, the best on most of these shapes (session 33). Not yet
+# run on a GPU: a smoke run of two kernels first, which stops the part unless a cell verifies
+# (a cluster barrier that never completes would cost the kernel timeout on every batch).
 ck() {
+  timeout 60 $bench --variant forward --arch auto --progress none --kernel-timeout 8 --warmup 1 \
+    --repeat 2 --config bench/configs/forward_wgmma_cluster_k_explore.json \
+    --problems forward_2d_test_validation --output "$1/smoke.csv" \
+    --filter "c.ndim_spatial == 2 and c.tile_m == 128 and c.tile_n == 64 and c.cluster_k in [2, 4]" \
+    2>&1 | tail -1
+  grep -q ",ok," "$1/smoke.csv" 2>/dev/null ||
+    { echo "ck: no verified cell in the smoke run ($1/smoke.csv): stopped"; return 1; }
   explore_wgmma "$1" ck "${GCONV_CK_SET:-bench/baselines/dense_worst_probe.json}" \
     bench/configs/forward_wgmma_cluster_k_explore.json -- configs/forward_bf16_wgmma.json \
     configs/forward_bf16_pixels_on_n_wgmma.json
