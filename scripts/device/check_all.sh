@@ -61,6 +61,10 @@
 #              cluster_k 2-8 blocks sum their partial tiles in distributed shared memory), verified as
 #              cluster's, then timed with cuDNN beside the main and pixels_on_n pools on
 #              GCONV_CK_SET (default bench/baselines/dense_worst_probe.json)
+#   oddk       the wgmma tiles with 1- and 2-element output vectors (bench/configs/
+#              forward_wgmma_narrow_c_explore.json: K/G not a multiple of 8, lone blocks and clusters
+#              along K) verified as cluster's, then timed with cuDNN on GCONV_ODDK_SET (default
+#              bench/baselines/odd_k_probe.json; compare with the holdout's best of those shapes)
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -312,6 +316,12 @@ ck() {
     bench/configs/forward_wgmma_cluster_k_explore.json -- configs/forward_bf16_wgmma.json \
     configs/forward_bf16_pixels_on_n_wgmma.json
 }
+# The wgmma tiles that store 1 or 2 outputs per access, on the dense shapes whose K/G is not a
+# multiple of 8 (the shipped wgmma pools store 16-byte vectors and leave them to mma.sync).
+oddk() {
+  explore_wgmma "$1" oddk "${GCONV_ODDK_SET:-bench/baselines/odd_k_probe.json}" \
+    bench/configs/forward_wgmma_narrow_c_explore.json
+}
 
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
 # default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
@@ -389,6 +399,7 @@ for part in "${parts[@]}"; do
     wide_acc) export -f wide_acc explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "wide_acc '$out/$part'" ;;
     nsplit) export -f nsplit explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "nsplit '$out/$part'" ;;
     pixels) export -f pixels explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 450)" bash -c "pixels '$out/$part'" ;;
+    oddk) export -f oddk explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "oddk '$out/$part'" ;;
     ck) export -f ck explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "ck '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;

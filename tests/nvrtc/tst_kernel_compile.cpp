@@ -363,11 +363,14 @@ private slots:
         QTest::addColumn<int>("wave_m");
         QTest::addColumn<int>("cluster_k");
         QTest::addColumn<bool>("pn");
-        QTest::newRow("128x64 ck4") << 128 << 64 << 8 << 4 << false;
-        QTest::newRow("64x128 ck2") << 64 << 128 << 4 << 2 << false;
-        QTest::newRow("256x128 ck8") << 256 << 128 << 8 << 8 << false;
-        QTest::newRow("96x64 ck4 pixels_on_n") << 96 << 64 << 4 << 4 << true;
-        QTest::newRow("160x128 ck2 pixels_on_n") << 160 << 128 << 8 << 2 << true;
+        QTest::addColumn<int>("vc"); // vector_size_c: 1 and 2 for K/G not a multiple of 8
+        QTest::newRow("128x64 ck4") << 128 << 64 << 8 << 4 << false << 8;
+        QTest::newRow("64x128 ck2") << 64 << 128 << 4 << 2 << false << 8;
+        QTest::newRow("256x128 ck8") << 256 << 128 << 8 << 8 << false << 8;
+        QTest::newRow("96x64 ck4 pixels_on_n") << 96 << 64 << 4 << 4 << true << 8;
+        QTest::newRow("160x128 ck2 pixels_on_n") << 160 << 128 << 8 << 2 << true << 8;
+        QTest::newRow("128x128 ck4 vector_size_c 1") << 128 << 128 << 8 << 4 << false << 1;
+        QTest::newRow("96x128 ck2 pixels_on_n vector_size_c 2") << 96 << 128 << 4 << 2 << true << 2;
     }
     void wgmma_cluster_k_tiles_compile_for_sm90a() {
         QFETCH(int, m);
@@ -375,9 +378,10 @@ private slots:
         QFETCH(int, wave_m);
         QFETCH(int, cluster_k);
         QFETCH(bool, pn);
+        QFETCH(int, vc);
         KernelConfig c =
             make(DataType::BF16, 2, m, n, 64, wave_m, 1, 16, pn ? m : n, 16, Pipeline::CompV5,
-                 Scheduler::Intrawave, Epilogue::CShuffle, 8, 8, 8, 1, false);
+                 Scheduler::Intrawave, Epilogue::CShuffle, 8, 8, vc, 1, false);
         c.pixels_on_n = pn;
         c.cluster_k = cluster_k;
         QVERIFY(uses_wgmma(c));
@@ -388,7 +392,11 @@ private slots:
         const std::string dims = ".reqnctapercluster " + std::to_string(cluster_k) + ", 1, 1";
         QVERIFY2(r.ptx.find(dims) != std::string::npos, dims.c_str());
         QVERIFY(r.ptx.find("mapa.shared::cluster") != std::string::npos);
-        QVERIFY(r.ptx.find("ld.shared::cluster.v4.f32") != std::string::npos);
+        // The sum reads each peer's partial rows in the output vector's width.
+        const std::string load = vc == 1   ? "ld.shared::cluster.f32"
+                                 : vc == 2 ? "ld.shared::cluster.v2.f32"
+                                           : "ld.shared::cluster.v4.f32";
+        QVERIFY2(r.ptx.find(load) != std::string::npos, load.c_str());
         QVERIFY(r.ptx.find("barrier.cluster.arrive") != std::string::npos);
         qInfo("%s", ptxas_summary(r.log).c_str());
         const int spilled = spill_bytes(r.log);
