@@ -17,9 +17,13 @@
 # shortlist also takes every kernel that won a shape of the set in earlier runs
 # (GCONV_HOLDOUT_SEED, default bench/baselines/<set>_winners.txt where it exists, `none` for
 # none; bench/shortlist.py winners writes it), so that the probes' near-ties do not move it.
+# GCONV_PROBE_POOLS names the pools the probes run (default all of them; the set pass runs every
+# pool under the shortlist): after a change to a few pools, probing only those with the seed in
+# the shortlist keeps the other pools' winners at a fraction of the probes' time (every forward
+# pool on 41 probes: 400 s on an H100).
 # env: GCONV_HOLDOUT_SET (default problems/validation_holdout.json), GCONV_PROBES (20),
 #      GCONV_WITHIN (5), GCONV_TOP (4), GCONV_HOLDOUT_FROM, GCONV_HOLDOUT_SEED, GCONV_HOLDOUT_POOLS (configs/*.json names; default every
-#      pool of the set's direction), GCONV_BENCH + GCONV_WORKER + GCONV_ARCH (a build and worker of
+#      pool of the set's direction), GCONV_PROBE_POOLS (some of those: the probes' pools), GCONV_BENCH + GCONV_WORKER + GCONV_ARCH (a build and worker of
 #      your own instead of building build/device, for example the fake worker of the tests).
 # usage (on the GPU machine, carry .deps): OUT=/tmp/o scripts/device/holdout.sh
 set -uo pipefail
@@ -72,7 +76,7 @@ else
   [ -f "$out/probes.json" ] ||
     python3 bench/shortlist.py probes "$set_file" --count "${GCONV_PROBES:-20}" "${signature[@]}" \
       -o "$out/probes.json" || exit 1
-  for cfg in $pools; do run probe "$cfg" "$out/probes.json" || true; done
+  for cfg in ${GCONV_PROBE_POOLS:-$pools}; do run probe "$cfg" "$out/probes.json" || true; done
   echo "probes: $(( $(date +%s) - t0 )) s"
   seed=${GCONV_HOLDOUT_SEED:-bench/baselines/$(basename "$set_file" .json)_winners.txt}
   seed_args=()

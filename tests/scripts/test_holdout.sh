@@ -112,4 +112,22 @@ OUT="$tmp/unseeded" GCONV_BENCH="$bench" GCONV_WORKER="$worker" GCONV_ARCH=sm_90
   GCONV_HOLDOUT_POOLS="forward_direct_tc forward_bf16_pingpong_wgmma" \
   "$src/scripts/device/holdout.sh" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
 cmp -s "$tmp/out/shortlist.txt" "$tmp/unseeded/shortlist.txt" || fail "GCONV_HOLDOUT_SEED=none changed the shortlist"
-echo "holdout.sh: probes, shortlist, seeds, set runs, gaps and class report as expected"
+
+# GCONV_PROBE_POOLS: the probes run only the named pools; the seed keeps an earlier winner of
+# another pool in the shortlist, and the set pass runs every pool under it.
+seed_pool=$(grep -l "$seed_kernel" "$tmp/out"/probe_*.csv | head -1)
+seed_pool=$(basename "$seed_pool" .csv)
+seed_pool=${seed_pool#probe_}
+other_pool=forward_direct_tc
+[ "$seed_pool" = forward_direct_tc ] && other_pool=forward_bf16_pingpong_wgmma
+OUT="$tmp/probe_pools" GCONV_BENCH="$bench" GCONV_WORKER="$worker" GCONV_ARCH=sm_90a \
+  GCONV_HOLDOUT_SET="$tmp/set.json" GCONV_PROBES=2 GCONV_TOP=1 GCONV_HOLDOUT_SEED="$tmp/seed.txt" \
+  GCONV_HOLDOUT_POOLS="forward_direct_tc forward_bf16_pingpong_wgmma" GCONV_PROBE_POOLS="$other_pool" \
+  "$src/scripts/device/holdout.sh" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+probed=$(cd "$tmp/probe_pools" && ls probe_*.csv | tr '\n' ' ')
+[ "$probed" = "probe_$other_pool.csv " ] || fail "GCONV_PROBE_POOLS=$other_pool probed: $probed"
+grep -q "'$seed_kernel'" "$tmp/probe_pools/shortlist.txt" || fail "the seed left the shortlist"
+[ -f "$tmp/probe_pools/set_$seed_pool.csv" ] || fail "the set pass skipped the unprobed $seed_pool"
+grep -q "^$seed_kernel," "$tmp/probe_pools/set_$seed_pool.csv" ||
+  fail "the seeded $seed_pool kernel did not run on the set"
+echo "holdout.sh: probes, probe pools, shortlist, seeds, set runs, gaps and class report as expected"
