@@ -169,7 +169,7 @@ template <class Cfg, bool A_MN_, bool B_MN_, typename OutT_, bool ATOMIC_> struc
     // ---- shared memory: must equal the host formula (launch_plan.cpp) ----
     static constexpr int PIPE_BYTES = STAGES * STAGE_ELEMS * ELEM;
     static constexpr int C_STAGE_BYTES = TM * LDC * OUT_ELEM;
-    static constexpr int PARTIAL_BYTES = CLUSTER_K > 1 ? TM* LDR * 4 : 0;
+    static constexpr int PARTIAL_BYTES = (CLUSTER_K > 1 ? TM : 0) * LDR * 4;
     static constexpr int EPI_BYTES =
         CSHUFFLE ? (C_STAGE_BYTES > PARTIAL_BYTES ? C_STAGE_BYTES : PARTIAL_BYTES) : 0;
     static constexpr int RED_BYTES = SPLIT ? TM * TN * 4 : 0;

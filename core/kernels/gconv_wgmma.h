@@ -609,9 +609,9 @@ GCONV_DEVICE void block_k_tiles(const S& s, const WgmmaMaps& maps, int k_rank, i
         if (!maps.enabled) return;
         constexpr int PARTS = S::SPLITS * S::CLUSTER_K;
         const int all = tma_tile_count<S::TK>(s.p);
-        const int per_split = (all + PARTS - 1) / PARTS;
-        begin = (s.split * S::CLUSTER_K + k_rank) * per_split;
-        count = all - begin < per_split ? all - begin : per_split;
+        const int per_part = (all + PARTS - 1) / PARTS;
+        begin = (s.split * S::CLUSTER_K + k_rank) * per_part;
+        count = all - begin < per_part ? all - begin : per_part;
         if (count < 0) count = 0;
     }
 }
