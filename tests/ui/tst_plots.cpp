@@ -99,6 +99,18 @@ private slots:
         QCOMPARE(data.kernel_names.size(), size_t(14));
     }
 
+    // The cluster trait groups kernels by cluster shape: along N (cn) or along K (ck), which
+    // the rules never combine, so a ck kernel is not filed with the lone blocks.
+    void cluster_trait_names_the_cluster_shape() {
+        KernelConfig c;
+        QCOMPARE(trait_value(c, KernelTrait::Cluster), std::string("cn1"));
+        c.cluster_n = 2;
+        QCOMPARE(trait_value(c, KernelTrait::Cluster), std::string("cn2"));
+        c.cluster_n = 1, c.cluster_k = 4;
+        QCOMPARE(trait_value(c, KernelTrait::Cluster), std::string("ck4"));
+        QCOMPARE(std::string(to_string(KernelTrait::Cluster)), std::string("cluster"));
+    }
+
     void bestPerProblemMatchesAPlainLoop() {
         ResultStore store;
         fill(store);
