@@ -464,14 +464,11 @@ SupportCheck check_forward(const KernelConfig& c, const Problem& p, int warp_siz
         r.fail("split_image: one image exceeds 32-bit offsets (input ", image_in_elements(p),
                ", output ", image_out_elements(p), " elements)");
     }
-    if (uses_wgmma(c) && (c.tile_k == 32 || c.cluster_n > 1 || c.cluster_k > 1 || c.pixels_on_n) &&
-        !r.failed) {
+    if (const std::string only = uses_wgmma(c) ? maps_only_reason(c) : std::string();
+        !only.empty() && !r.failed) {
         const WgmmaTmaPlan tma = plan_wgmma_tma(c, p);
         if (!tma.enabled)
-            r.fail("tensor maps: ",
-                   c.tile_k == 32                       ? "tile_k 32"
-                   : c.cluster_n > 1 || c.cluster_k > 1 ? "cluster"
-                                                        : "pixels_on_n",
+            r.fail("tensor maps: ", only,
                    " wgmma kernels load through tensor maps only, which this problem cannot use (",
                    tma.reason, ")");
     }

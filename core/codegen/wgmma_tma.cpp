@@ -5,6 +5,14 @@
 
 namespace gconv {
 
+std::string maps_only_reason(const KernelConfig& c) {
+    if (c.variant == Variant::BwdWeight) return "MN-major operands";
+    if (c.tile_k == 32) return "tile_k 32";
+    if (c.cluster_n > 1 || c.cluster_k > 1) return "cluster";
+    if (c.pixels_on_n) return "pixels_on_n";
+    return {};
+}
+
 WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     WgmmaTmaPlan plan;
     auto no = [&](std::string why) {
@@ -17,12 +25,7 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     plan.tiled_over_output = weight_grad;
     if (c.num_groups_to_merge != 1) return no("merged groups");
     if (c.split_image) return no("split image");
-    // tile_k 32 has no cp.async producer (its rows are 64 bytes in the 64-byte swizzle), nor
-    // has a cluster (its shared A tile is a multicast tensor copy).
-    // Nor has pixels_on_n (its consumers read the stages as the copy engine swizzles them), nor
-    // a cluster along K (its blocks split the tensor maps' K tiles).
-    plan.required =
-        weight_grad || c.tile_k == 32 || c.cluster_n > 1 || c.cluster_k > 1 || c.pixels_on_n;
+    plan.required = !maps_only_reason(c).empty();
     if (c.tile_k != 64 && (c.tile_k != 32 || weight_grad))
         return no("tile_k is not 64" + std::string(weight_grad ? "" : " or 32"));
     const int64_t cpg = p.c_per_group(), kpg = p.k_per_group(), slice = c.tile_k;

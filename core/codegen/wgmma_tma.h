@@ -55,10 +55,17 @@ struct WgmmaTmaPlan {
     TmaTiledGeometry tiled;
     // bwd_weight: the tiled map is over dOut (the output slot), not the filter.
     bool tiled_over_output = false;
-    // bwd_weight and tile_k 32: the kernel has no cp.async producer, so it cannot run without
-    // the maps.
+    // The kernel has no cp.async producer, so it cannot run without the maps
+    // (maps_only_reason).
     bool required = false;
 };
+
+// What makes a wgmma kernel load through the tensor maps only, with no cp.async producer to fall
+// back on: "MN-major operands" (bwd_weight), "tile_k 32" (64-byte rows in the 64-byte
+// swizzle), "cluster" (along N its shared A tile is a multicast copy; along K its blocks split
+// the maps' K tiles), "pixels_on_n" (its consumers read the stages as the copy engine swizzles
+// them); empty where a cp.async producer stands in.
+std::string maps_only_reason(const KernelConfig& config);
 
 WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& config, const Problem& problem);
 
