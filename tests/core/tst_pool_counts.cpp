@@ -1,7 +1,8 @@
 // The pool of every shipped config on every architecture: hundreds of kernels on sm_90 and
 // gfx950 (at most about a hundred for the direct pipeline's *_direct.json and
-// *_direct_staged.json and for *_narrow.json; the NVIDIA-only *_direct_mma.json (2D and 3D) and
-// *_direct_tc.json none on AMD), and exactly the counts the README's table states.
+// *_direct_staged.json and for *_narrow.json and *_narrow_n.json; the NVIDIA-only
+// *_direct_mma.json (2D and 3D) and *_direct_tc.json none on AMD), and exactly the counts the
+// README's table states.
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
 #include "config/trait_config.h"
@@ -61,9 +62,10 @@ private slots:
             ++configs;
             const auto traits = load_trait_config(dir.filePath(f).toStdString());
             // The direct pipeline's pools are small on purpose: few knobs, one loop; so is the
-            // narrow-vector pool, which exists for the channel counts the others refuse.
+            // narrow-vector pool, which exists for the channel counts the others refuse, and the
+            // narrow-tile pool, its few winners on memory-bound layers of few output channels.
             const bool direct = f.endsWith("_direct.json") || f.endsWith("_direct_staged.json") ||
-                                f.endsWith("_narrow.json");
+                                f.endsWith("_narrow.json") || f.endsWith("_narrow_n.json");
             // The tensor-core direct pools are NVIDIA-only: direct_mma a few per C/G
             // (bwd_weight's times its five split_k values), the depthwise entries (*_direct_tc)
             // their few winning tiles.
@@ -81,10 +83,10 @@ private slots:
                 continue;
             }
             // The wgmma pools exist on sm_90a only (compv5 there is the wgmma pipeline); the
-            // smallest are an exploration's winners named by a `where` (cluster: four).
+            // smallest are an exploration's winners named by a `where` (odd_k: one kernel).
             if (f.endsWith("_wgmma.json")) {
                 const auto n = enumerate_pool(traits, specs.get("sm_90a"), specs).kernels.size();
-                QVERIFY2(n >= 4 && n <= 200, qPrintable(QString("%1 on sm_90a: %2").arg(f).arg(n)));
+                QVERIFY2(n >= 1 && n <= 200, qPrintable(QString("%1 on sm_90a: %2").arg(f).arg(n)));
                 for (const char* arch : {"sm_90", "gfx950"})
                     QVERIFY2(enumerate_pool(traits, specs.get(arch), specs).kernels.empty(),
                              qPrintable(QString("%1 has kernels on %2").arg(f, arch)));
