@@ -65,6 +65,10 @@
 #              forward_wgmma_narrow_c_explore.json: K/G not a multiple of 8, lone blocks and clusters
 #              along K) verified as cluster's, then timed with cuDNN on GCONV_ODDK_SET (default
 #              bench/baselines/odd_k_probe.json; compare with the holdout's best of those shapes)
+#   k32x       the tile_k 32 wgmma tiles beyond the shipped pool (bench/configs/
+#              forward_wgmma_k32_explore.json: 64-256 pixels, three consumers on 192, pixels_on_n)
+#              verified as cluster's, then timed with cuDNN beside configs/forward_bf16_k32_wgmma.json
+#              on GCONV_K32X_SET (default bench/baselines/half_slices_probe.json: C/G 32 under 3x3)
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -323,6 +327,13 @@ oddk() {
     bench/configs/forward_wgmma_narrow_c_explore.json
 }
 
+# The tile_k 32 wgmma tiles the shipped pool lacks, on the C/G 32 3x3 shapes (xception.conv2.b48,
+# dense 2D's worst in session 34, among them).
+k32x() {
+  explore_wgmma "$1" k32x "${GCONV_K32X_SET:-bench/baselines/half_slices_probe.json}" \
+    bench/configs/forward_wgmma_k32_explore.json -- configs/forward_bf16_k32_wgmma.json
+}
+
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
 # default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
 # say (a kernel that won no probe never runs there), then the per-shape best and the winners
@@ -400,6 +411,7 @@ for part in "${parts[@]}"; do
     nsplit) export -f nsplit explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "nsplit '$out/$part'" ;;
     pixels) export -f pixels explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 450)" bash -c "pixels '$out/$part'" ;;
     oddk) export -f oddk explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "oddk '$out/$part'" ;;
+    k32x) export -f k32x explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "k32x '$out/$part'" ;;
     ck) export -f ck explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "ck '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;

@@ -76,6 +76,8 @@ private slots:
             {"configs/forward_bf16_3d.json", "forward_3d"},
             {"configs/forward_bf16_narrow.json", "forward_2d"},
             {"configs/forward_bf16_narrow.json", "forward_3d"},
+            {"configs/forward_bf16_narrow_n.json", "forward_2d"},
+            {"configs/forward_bf16_narrow_n.json", "forward_3d"},
             {"configs/forward_direct.json", "forward_2d"},
             {"configs/forward_direct_staged.json", "forward_2d"},
             {"configs/forward_bf16_direct_mma.json", "forward_2d"},
