@@ -129,7 +129,9 @@ struct Probe {
     std::vector<int> a, b; // 64 x kelems, 24 x kelems (the largest kelems: 64)
 };
 
-// Rows of B whose product with A the probe got wrong, -1 on a launch that failed.
+// Cells of the 64 x 8 product the probe got wrong. Every encoding tried keeps its reads inside
+// the staged tiles (wrong offsets read other staged rows, never past the allocation), so a wrong
+// guess shows as wrong cells, not as a fault that would end the context.
 int wrong_cells(Probe& probe, int layout, int variant, int shift) {
     const int kelems = layout == 2 ? 32 : 64;
     std::vector<std::uint16_t> a(64 * kelems), b(24 * kelems);
