@@ -2,7 +2,10 @@
 """A shipped pool out of an exploration pool's runs: for every problem of the gconv-bench CSVs the
 best verified latency, then every kernel within --within percent of it on at least one problem is
 kept (with --against, the best also counts the verified cells of other pools' runs, whose kernels
-are never kept, so only kernels that come near the best of every pool stay); the output is the
+are never kept, so only kernels that come near the best of every pool stay; --against-report
+takes the per-shape best of a class report, bench/report.py --classes --shapes --markdown, where
+the runs behind it are not at hand: a shape is matched by its layer name, and the report's
+four-decimal milliseconds round the best by up to half a unit); the output is the
 --base trait config with its tile records (tile, wave layout, warp tile), block_per_cu values
 and runtime_filter values (`_kx` kernels) cut down to those of the kept kernels. Every other axis
 stays as --base has it, so this suits pools that vary only those (the cartesian product may also
@@ -12,9 +15,11 @@ them whatever axes the exploration varied (vectors, channel_pad, ...). Per probl
 best kernel and how many are kept.
 
 usage: bench/pool_from_runs.py --base EXPLORE.json [--within 3] [--match RE] [--exact]
-                               [--against OTHER.csv]... [--description TEXT]
+                               [--against OTHER.csv]... [--against-report REPORT.md]...
+                               [--description TEXT]
                                -o OUT.json RUN.csv [RUN.csv ...]
-exit status: 0 written, 1 bad input (no verified cell, a kernel name it cannot read), 2 usage.
+exit status: 0 written, 1 bad input (no verified cell, a kernel name it cannot read, a report
+without a per-shape table), 2 usage.
 """
 import argparse
 import csv
@@ -36,6 +41,37 @@ def kernel_traits(name):
     runtime_filter = re.search(r"_kx(?:_|$)", m.group(11)) is not None
     tile = {"m": g[1], "n": g[2], "k": g[3], "wave": g[4:7], "warp_tile": g[7:10]}
     return tile, int(bpc.group(1)) if bpc else 1, runtime_filter
+
+
+def report_best(path):
+    """{layer: best ms} from the per-shape table of a class report (the table whose header names
+    `shape` and `best ms`)."""
+    best, columns = {}, None
+    with open(path) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if "shape" in cells and "best ms" in cells:
+                columns = (cells.index("shape"), cells.index("best ms"))
+                continue
+            if columns is None or len(cells) <= max(columns):
+                continue
+            try:
+                best[cells[columns[0]]] = float(cells[columns[1]])
+            except ValueError:
+                continue  # the separator row
+    if not best:
+        raise ValueError(f"{path}: no per-shape table (a header with 'shape' and 'best ms')")
+    return best
+
+
+def problem_layers(paths):
+    layers = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("problem_key") and row.get("layer"):
+                    layers[row["problem_key"]] = row["layer"]
+    return layers
 
 
 def verified_cells(paths, match):
@@ -62,6 +98,9 @@ def main():
     ap.add_argument("--against", action="append", default=[], metavar="OTHER.csv",
                     help="a run of another pool (repeatable): it sets the best, none of its "
                          "kernels is kept")
+    ap.add_argument("--against-report", action="append", default=[], metavar="REPORT.md",
+                    help="a class report (repeatable): its per-shape best ms sets the best of the "
+                         "shapes of that layer name")
     ap.add_argument("--description", help="the output config's description")
     ap.add_argument("--exact", action="store_true",
                     help="add a top-level where that keeps exactly the kept kernels")
@@ -80,6 +119,20 @@ def main():
     for problem, kernel, ms in verified_cells(args.against, None):
         if problem in best and ms < best[problem][1]:
             best[problem] = (kernel, ms)
+    if args.against_report:
+        try:
+            reported = {}
+            for path in args.against_report:
+                for layer, ms in report_best(path).items():
+                    reported[layer] = min(ms, reported.get(layer, ms))
+        except (OSError, ValueError) as e:
+            print(f"pool_from_runs.py: {e}", file=sys.stderr)
+            return 1
+        layers = problem_layers(args.runs)
+        for problem in best:
+            ms = reported.get(layers.get(problem, problem))
+            if ms is not None and ms < best[problem][1]:
+                best[problem] = ("(report)", ms)
     kept = {}
     for problem, kernel, ms in cells:
         if ms <= best[problem][1] * (1 + args.within / 100):

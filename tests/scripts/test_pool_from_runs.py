@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/pool_from_runs.py on generated runs: it keeps exactly the kernels within --within percent
 of each problem's best verified latency (failed and unverified cells never count), lets other
-pools' runs (--against) set the best without keeping their kernels, writes the kept tiles and
+pools' runs (--against) and a class report's per-shape table (--against-report) set the best
+without keeping their kernels, writes the kept tiles and
 block_per_cu and runtime_filter values into the base config, and refuses runs without a verified
 cell."""
 import csv
@@ -98,6 +99,41 @@ class PoolFromRuns(unittest.TestCase):
                  for t in json.load(open(out))["trait_config"]["tile"]["values"]}
         self.assertEqual(tiles, {(512, 2), (1024, 4)})  # b near p1's best, a p2's, b p3's
         self.assertIn("p1: best " + c, p.stdout)
+
+    def test_a_class_reports_shapes_set_the_best_by_layer(self):
+        a, b = name(1024, 16, 1, 4), name(512, 8, 1, 2)
+        runs = os.path.join(self.tmp.name, "runs.csv")
+        fields = ["kernel", "problem_key", "layer", "latency_ms", "status", "verified"]
+        with open(runs, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(fields)
+            w.writerow([a, "2d:p1", "net.l1", "1.00", "ok", "true"])
+            w.writerow([b, "2d:p1", "net.l1", "1.05", "ok", "true"])
+            w.writerow([b, "2d:p2", "net.l2", "1.00", "ok", "true"])
+        report = os.path.join(self.tmp.name, "report.md")
+        with open(report, "w") as f:
+            # The class table's header names `shapes` and `worst shape`, not `shape`: skipped.
+            f.write("| dir | class | shapes | worst shape | worst |\n|---|---|---|---|---|\n"
+                    "| forward | dense | 2 | net.l1 | 0.5x |\n\n"
+                    "| dir | shape | class | best ms | cuDNN ms |\n|---|---|---|---|---|\n"
+                    "| forward | net.l1 | dense | 0.5000 | 0.6000 |\n"
+                    "| forward | net.l2 | dense | 1.0100 | 1.2000 |\n")
+        out = os.path.join(self.tmp.name, "out.json")
+        p = subprocess.run([sys.executable, SCRIPT, "--base", self.base, "-o", out,
+                            "--against-report", report, runs], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # net.l1's reported best (0.5 ms) leaves both kernels out there; on net.l2 b is within
+        # 3% of the reported 1.01 ms.
+        tiles = {t["m"] for t in json.load(open(out))["trait_config"]["tile"]["values"]}
+        self.assertEqual(tiles, {512})
+        self.assertIn("2d:p1: best (report) 0.5000 ms, 0 within", p.stdout)
+        # A file without a per-shape table is bad input, named in the message.
+        with open(report, "w") as f:
+            f.write("| dir | class | shapes |\n|---|---|---|\n| forward | dense | 2 |\n")
+        p = subprocess.run([sys.executable, SCRIPT, "--base", self.base, "-o", out,
+                            "--against-report", report, runs], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("report.md: no per-shape table", p.stderr)
 
     def test_runtime_filter_values_follow_the_kept_kernels(self):
         per_k, kx = name(1024, 16, 1, 4), name(1024, 16, 1, 4, kx=True)
