@@ -1,6 +1,7 @@
 // Whether a wgmma operand may start a few K-major rows into a staged tile: the premise of feeding
 // every filter tap of a small-C layer from one staged input band (docs/notes/wgmma-kernels.md,
-// "taps from one staged halo"), where tap dx reads the band's pixel rows from row dx on. One
+// "taps from one staged halo"), where tap dx reads the band's pixel rows from row dx on; and the
+// design end to end on one output row of a 3x3 convolution. One
 // warpgroup stages A (64 rows) and B (24 rows) in a layout, multiplies A by the 8 rows of B from
 // row `shift` on with wgmma.m64n8k16 and the test compares with the exact product of small
 // integers. Layouts: no swizzle (8-row x 16-byte core matrices; rows 16 bytes apart inside a
@@ -107,6 +108,74 @@ gconv_tst_wgmma_shift(const unsigned short* a, const unsigned short* b, float* d
     d[(row + 8) * 8 + col] = c2;
     d[(row + 8) * 8 + col + 1] = c3;
 }
+// One output row of a 3x3 convolution (C 32 -> K 64, 64 output pixels, no pad) from one staged
+// band of 3 input rows, unswizzled: the filter as A (tap t: [chunk][k][8 channels]), the band as
+// B ([row][chunk][column][8 channels]); tap (dy, dx) reads the band's row dy from column dx on,
+// 16 * dx bytes in. `swap` picks which descriptor offset is the K-chunk stride (as variant above).
+extern "C" __global__ void __launch_bounds__(128)
+gconv_tst_wgmma_band(const unsigned short* w, const unsigned short* in, float* out, int swap) {
+    extern __shared__ __align__(16) unsigned char raw[];
+    const unsigned raw_addr = smem_u32(raw);
+    const unsigned base = (raw_addr + 127) & ~127u;
+    unsigned char* tiles = raw + (base - raw_addr);
+    const int t = threadIdx.x;
+    const int C = 32, K = 64, COLS = 66, TAPS = 9;
+    const unsigned w_bytes = TAPS * K * C * 2;
+    // w[k][tap][c], in[row][col][c] (NHWC of one image)
+    for (int i = t; i < K * TAPS * C; i += 128) {
+        const int k = i / (TAPS * C), tap = (i / C) % TAPS, c = i % C;
+        *(unsigned short*)(tiles + ((tap * (C / 8) + c / 8) * K + k) * 16 + (c % 8) * 2) = w[i];
+    }
+    for (int i = t; i < 3 * COLS * C; i += 128) {
+        const int row = i / (COLS * C), col = (i / C) % COLS, c = i % C;
+        *(unsigned short*)(tiles + w_bytes + ((row * (C / 8) + c / 8) * COLS + col) * 16 +
+                           (c % 8) * 2) = in[i];
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    float d[32];
+#pragma unroll
+    for (int i = 0; i < 32; ++i) d[i] = 0.f;
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    for (int tap = 0; tap < TAPS; ++tap) {
+        const int dy = tap / 3, dx = tap % 3;
+        for (int kk = 0; kk < C / 16; ++kk) {
+            const unsigned a = base + (tap * (C / 8) + kk * 2) * K * 16;
+            const unsigned b = base + w_bytes + ((dy * (C / 8) + kk * 2) * COLS + dx) * 16;
+            const u64 a_chunk = K * 16, b_chunk = COLS * 16, group = 128;
+            const u64 da = (u64)((a & 0x3FFFF) >> 4) |
+                           (((swap ? group : a_chunk) >> 4) << 16) |
+                           (((swap ? a_chunk : group) >> 4) << 32);
+            const u64 db = (u64)((b & 0x3FFFF) >> 4) |
+                           (((swap ? group : b_chunk) >> 4) << 16) |
+                           (((swap ? b_chunk : group) >> 4) << 32);
+            const int accumulate = tap > 0 || kk > 0;
+            asm volatile(
+                "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
+                "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0,%1,%2,%3,%4,%5,%6,%7,"
+                "%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,"
+                "%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                  "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                  "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+                  "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+                  "+f"(d[30]), "+f"(d[31])
+                : "l"(da), "l"(db), "r"(accumulate));
+        }
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    // Accumulator i: output channel (row) w * 16 + l / 4 (+ 8), pixel (column) 8 * (i / 4) +
+    // 2 * (l % 4) (+ 1).
+    const int wq = t / 32, l = t % 32;
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+        const int k = wq * 16 + l / 4 + 8 * ((i >> 1) & 1);
+        const int x = 8 * (i >> 2) + 2 * (l % 4) + (i & 1);
+        out[k * 64 + x] = d[i];
+    }
+}
 )";
 
 std::uint16_t bf16_of(int v) {
@@ -180,6 +249,7 @@ class TestWgmmaShift : public QObject {
 private slots:
     void probeCompilesForSm90a();
     void shiftedStartsMatchTheProduct();
+    void threeByThreeRowFromOneStagedBand();
 };
 
 void TestWgmmaShift::probeCompilesForSm90a() {
@@ -232,6 +302,69 @@ void TestWgmmaShift::shiftedStartsMatchTheProduct() {
                          qPrintable(QString("no swizzle, shift %1").arg(shift)));
         }
     }
+}
+
+// The design end to end on one output row: every tap of a 3x3 filter as a wgmma whose B starts
+// dx pixels into one staged band, accumulated in one m64n64 tile, against the convolution.
+void TestWgmmaShift::threeByThreeRowFromOneStagedBand() {
+    if (gpu::device_count() == 0) QSKIP("no GPU visible");
+    const gpu::DeviceInfo info = gpu::query(0);
+    if (info.arch != "sm_90a") QSKIP("wgmma needs sm_90a");
+    gpu::make_context_current(0);
+    QTemporaryDir dir;
+    const jit::KernelCache cache(dir.path().toStdString());
+    const jit::CompileResult compiled = compile_probe(cache);
+    QVERIFY2(compiled.ok, compiled.log.c_str());
+    gpu::Module module(compiled.code);
+    gpu::Kernel kernel = module.function("gconv_tst_wgmma_band");
+
+    constexpr int C = 32, K = 64, COLS = 66, TAPS = 9, PIXELS = 64;
+    auto* random = QRandomGenerator::global();
+    std::vector<int> w(K * TAPS * C), in(3 * COLS * C);
+    for (int& v : w) v = random->bounded(5) - 2;
+    for (int& v : in) v = random->bounded(5) - 2;
+    std::vector<std::uint16_t> wb(w.size()), inb(in.size());
+    for (std::size_t i = 0; i < w.size(); ++i) wb[i] = bf16_of(w[i]);
+    for (std::size_t i = 0; i < in.size(); ++i) inb[i] = bf16_of(in[i]);
+    gpu::DeviceBuffer dw(wb.size() * 2), din(inb.size() * 2), dout(K * PIXELS * sizeof(float));
+    dw.upload(std::span<const std::uint16_t>(wb));
+    din.upload(std::span<const std::uint16_t>(inb));
+
+    int right = 0; // encodings (which offset is the K-chunk stride) that give the convolution
+    for (int swap = 0; swap < 2; ++swap) {
+        dout.fill_bytes(0xFF);
+        gpu::Stream stream;
+        gpu::LaunchConfig config;
+        config.block = {128, 1, 1};
+        config.grid = {1, 1, 1};
+        config.dynamic_shared_bytes = (K * TAPS * C + 3 * COLS * C) * 2 + 128;
+        config.stream = stream.get();
+        gpu::KernelArgs args;
+        args.add(dw.as<std::uint16_t>())
+            .add(din.as<std::uint16_t>())
+            .add(dout.as<float>())
+            .add(swap);
+        gpu::launch(kernel, config, args);
+        stream.synchronize();
+        std::vector<float> out(K * PIXELS);
+        dout.download(std::span<float>(out));
+        int wrong = 0;
+        for (int k = 0; k < K; ++k)
+            for (int x = 0; x < PIXELS; ++x) {
+                long long want = 0;
+                for (int tap = 0; tap < TAPS; ++tap)
+                    for (int c = 0; c < C; ++c)
+                        want += w[(k * TAPS + tap) * C + c] *
+                                in[((tap / 3) * COLS + x + tap % 3) * C + c];
+                if (out[k * PIXELS + x] != static_cast<float>(want)) ++wrong;
+            }
+        qInfo().noquote() << QString("band convolution, swap %1: %2 of %3 outputs wrong")
+                                 .arg(swap)
+                                 .arg(wrong)
+                                 .arg(K * PIXELS);
+        if (wrong == 0) ++right;
+    }
+    QCOMPARE(right, 1);
 }
 
 QTEST_APPLESS_MAIN(TestWgmmaShift)
