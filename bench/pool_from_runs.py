@@ -64,16 +64,6 @@ def report_best(path):
     return best
 
 
-def problem_layers(paths):
-    layers = {}
-    for path in paths:
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                if row.get("problem_key") and row.get("layer"):
-                    layers[row["problem_key"]] = row["layer"]
-    return layers
-
-
 def verified_cells(paths, match):
     pattern = re.compile(match) if match else None
     for path in paths:
@@ -87,7 +77,8 @@ def verified_cells(paths, match):
                     ms = float(row["latency_ms"])
                 except (KeyError, ValueError):
                     continue
-                yield row.get("problem_key") or row.get("layer"), row["kernel"], ms
+                layer = row.get("layer") or ""
+                yield row.get("problem_key") or layer, row["kernel"], ms, layer
 
 
 def main():
@@ -108,15 +99,16 @@ def main():
     ap.add_argument("runs", nargs="+")
     args = ap.parse_args()
 
-    best, cells = {}, []
-    for problem, kernel, ms in verified_cells(args.runs, args.match):
+    best, cells, layers = {}, [], {}
+    for problem, kernel, ms, layer in verified_cells(args.runs, args.match):
         cells.append((problem, kernel, ms))
+        layers[problem] = layer or problem
         if problem not in best or ms < best[problem][1]:
             best[problem] = (kernel, ms)
     if not best:
         print("pool_from_runs.py: no verified cell in the runs", file=sys.stderr)
         return 1
-    for problem, kernel, ms in verified_cells(args.against, None):
+    for problem, kernel, ms, _ in verified_cells(args.against, None):
         if problem in best and ms < best[problem][1]:
             best[problem] = (kernel, ms)
     if args.against_report:
@@ -128,9 +120,8 @@ def main():
         except (OSError, ValueError) as e:
             print(f"pool_from_runs.py: {e}", file=sys.stderr)
             return 1
-        layers = problem_layers(args.runs)
         for problem in best:
-            ms = reported.get(layers.get(problem, problem))
+            ms = reported.get(layers[problem])
             if ms is not None and ms < best[problem][1]:
                 best[problem] = ("(report)", ms)
     kept = {}

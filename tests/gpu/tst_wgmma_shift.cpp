@@ -284,16 +284,17 @@ void TestWgmmaShift::shiftedStartsMatchTheProduct() {
     for (int layout = 0; layout < 3; ++layout) {
         const int variants = layout == 0 ? 2 : 4;
         int aligned_variant = -1; // the encoding that reads an aligned start right
+        std::vector<std::vector<int>> wrong(variants); // [variant][shift]
         for (int v = 0; v < variants; ++v) {
             QString line =
                 QString("%1, variant %2: wrong cells per shift 0..15:").arg(names[layout]).arg(v);
             int wrong_total = 0;
             for (int shift = 0; shift < 16; ++shift) {
-                const int wrong = wrong_cells(probe, layout, v, shift);
-                line += QString(" %1").arg(wrong);
-                wrong_total += wrong;
-                if (shift == 0 && wrong == 0 && aligned_variant < 0) aligned_variant = v;
+                wrong[v].push_back(wrong_cells(probe, layout, v, shift));
+                line += QString(" %1").arg(wrong[v].back());
+                wrong_total += wrong[v].back();
             }
+            if (wrong[v][0] == 0 && aligned_variant < 0) aligned_variant = v;
             qInfo().noquote() << line << (wrong_total == 0 ? "(every shift right)" : "");
         }
         // The harness itself: some encoding of each layout reads an aligned tile right.
@@ -302,7 +303,7 @@ void TestWgmmaShift::shiftedStartsMatchTheProduct() {
         // chunk, so a start any number of rows in reads the rows from there on.
         if (layout == 0) {
             for (int shift = 0; shift < 16; ++shift)
-                QVERIFY2(wrong_cells(probe, 0, aligned_variant, shift) == 0,
+                QVERIFY2(wrong[aligned_variant][shift] == 0,
                          qPrintable(QString("no swizzle, shift %1").arg(shift)));
         }
     }
