@@ -64,7 +64,9 @@ def report_best(path):
     return best
 
 
-def verified_cells(paths, match):
+def verified_cells(paths, match, layers=None):
+    """(problem, kernel, ms) of every verified cell; `layers`, where given, gets each problem's
+    layer name (the key of a class report's shapes)."""
     pattern = re.compile(match) if match else None
     for path in paths:
         with open(path, newline="") as f:
@@ -77,8 +79,10 @@ def verified_cells(paths, match):
                     ms = float(row["latency_ms"])
                 except (KeyError, ValueError):
                     continue
-                layer = row.get("layer") or ""
-                yield row.get("problem_key") or layer, row["kernel"], ms, layer
+                problem = row.get("problem_key") or row.get("layer")
+                if layers is not None:
+                    layers[problem] = row.get("layer") or problem
+                yield problem, row["kernel"], ms
 
 
 def main():
@@ -100,15 +104,14 @@ def main():
     args = ap.parse_args()
 
     best, cells, layers = {}, [], {}
-    for problem, kernel, ms, layer in verified_cells(args.runs, args.match):
+    for problem, kernel, ms in verified_cells(args.runs, args.match, layers):
         cells.append((problem, kernel, ms))
-        layers[problem] = layer or problem
         if problem not in best or ms < best[problem][1]:
             best[problem] = (kernel, ms)
     if not best:
         print("pool_from_runs.py: no verified cell in the runs", file=sys.stderr)
         return 1
-    for problem, kernel, ms, _ in verified_cells(args.against, None):
+    for problem, kernel, ms in verified_cells(args.against, None):
         if problem in best and ms < best[problem][1]:
             best[problem] = (kernel, ms)
     if args.against_report:
