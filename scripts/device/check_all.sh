@@ -69,6 +69,10 @@
 #              forward_wgmma_k32_explore.json: 64-256 pixels, three consumers on 192, pixels_on_n)
 #              verified as cluster's, then timed with cuDNN beside configs/forward_bf16_k32_wgmma.json
 #              on GCONV_K32X_SET (default bench/baselines/half_slices_probe.json: C/G 32 under 3x3)
+#   s2x        the direct_mma tiles sized for stride-2 grouped shapes (bench/configs/
+#              forward_direct_mma_s2_explore.json: tile m 72-288 whole output rows, n 16-64, C/G
+#              8-32) verified as cluster's, then timed with cuDNN beside configs/forward_bf16_direct_mma.json
+#              on GCONV_S2X_SET (default bench/baselines/s2_grouped_probe.json: C/G <= 32 under stride 2)
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -334,6 +338,11 @@ k32x() {
     bench/configs/forward_wgmma_k32_explore.json -- configs/forward_bf16_k32_wgmma.json
 }
 
+s2x() {
+  explore_wgmma "$1" s2x "${GCONV_S2X_SET:-bench/baselines/s2_grouped_probe.json}" \
+    bench/configs/forward_direct_mma_s2_explore.json -- configs/forward_bf16_direct_mma.json
+}
+
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
 # default the compute-bound dense shapes that trail cuDNN): what the holdout's shortlist cannot
 # say (a kernel that won no probe never runs there), then the per-shape best and the winners
@@ -412,6 +421,7 @@ for part in "${parts[@]}"; do
     pixels) export -f pixels explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 450)" bash -c "pixels '$out/$part'" ;;
     oddk) export -f oddk explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "oddk '$out/$part'" ;;
     k32x) export -f k32x explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "k32x '$out/$part'" ;;
+    s2x) export -f s2x explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "s2x '$out/$part'" ;;
     ck) export -f ck explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "ck '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;

@@ -201,9 +201,11 @@ struct Probe {
     std::vector<int> a, b; // 64 x kelems, 24 x kelems (the largest kelems: 64)
 };
 
-// Cells of the 64 x 8 product the probe got wrong. Every encoding tried keeps its reads inside
-// the staged tiles (wrong offsets read other staged rows, never past the allocation), so a wrong
-// guess shows as wrong cells, not as a fault that would end the context.
+// Cells of the 64 x 8 product the probe got wrong. A wrong encoding must show as wrong cells, not
+// as a fault that ends the context, so the block gets shared memory past every read an encoding
+// can make: the swapped no-swizzle offsets stride A's eight 8-row groups 1024 bytes apart and its
+// k16 steps 2048, up to 13.6 KB from the tile base (12 KB staged; faulted on an H100, session 35).
+constexpr unsigned k_probe_shared_bytes = 32 * 1024;
 int wrong_cells(Probe& probe, int layout, int variant, int shift) {
     const int kelems = layout == 2 ? 32 : 64;
     std::vector<std::uint16_t> a(64 * kelems), b(24 * kelems);
@@ -219,7 +221,7 @@ int wrong_cells(Probe& probe, int layout, int variant, int shift) {
     gpu::LaunchConfig config;
     config.block = {128, 1, 1};
     config.grid = {1, 1, 1};
-    config.dynamic_shared_bytes = 64 * 64 * 2 + 24 * 64 * 2 + 1024;
+    config.dynamic_shared_bytes = k_probe_shared_bytes;
     config.stream = stream.get();
     gpu::KernelArgs args;
     args.add(da.as<std::uint16_t>())
@@ -336,7 +338,9 @@ void TestWgmmaShift::threeByThreeRowFromOneStagedBand() {
         gpu::LaunchConfig config;
         config.block = {128, 1, 1};
         config.grid = {1, 1, 1};
-        config.dynamic_shared_bytes = (K * TAPS * C + 3 * COLS * C) * 2 + 128;
+        // The swapped reading strides the band's 8-pixel groups a chunk (1056 bytes) apart: up
+        // to 55 KB from the base, past the 49.5 KB staged (see k_probe_shared_bytes).
+        config.dynamic_shared_bytes = 64 * 1024;
         config.stream = stream.get();
         gpu::KernelArgs args;
         args.add(dw.as<std::uint16_t>())
