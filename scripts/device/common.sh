@@ -22,7 +22,7 @@ build_tools() {
 # 3D, the list the whole-set runs (holdout.sh, check_all's hold) time.
 direction_pools() {
   case $1 in
-    forward) echo "forward_bf16 forward_bf16_3d forward_bf16_narrow forward_bf16_narrow_n forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_cluster_wgmma forward_bf16_wide_n_wgmma forward_bf16_three_consumer_wgmma forward_bf16_nsplit_wgmma forward_bf16_wide_acc_wgmma forward_bf16_pixels_on_n_wgmma forward_bf16_cluster_k_wgmma forward_bf16_odd_k_wgmma forward_bf16_k32_wgmma forward_bf16_k32_pn_wgmma forward_bf16_3d_splitk_wgmma forward_bf16_direct_mma forward_bf16_3d_direct_mma forward_direct forward_direct_staged forward_direct_tc" ;;
+    forward) echo "forward_bf16 forward_bf16_3d forward_bf16_narrow forward_bf16_narrow_n forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_cluster_wgmma forward_bf16_wide_n_wgmma forward_bf16_three_consumer_wgmma forward_bf16_nsplit_wgmma forward_bf16_wide_acc_wgmma forward_bf16_pixels_on_n_wgmma forward_bf16_cluster_k_wgmma forward_bf16_odd_k_wgmma forward_bf16_k32_wgmma forward_bf16_k32_pn_wgmma forward_bf16_3d_splitk_wgmma forward_bf16_direct_mma forward_bf16_s2_direct_mma forward_bf16_3d_direct_mma forward_direct forward_direct_staged forward_direct_tc" ;;
     bwd_data) echo "bwd_data bwd_data_3d bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_k32_wgmma bwd_data_direct bwd_data_direct_mma bwd_data_3d_direct_mma bwd_data_direct_staged bwd_data_direct_tc" ;;
     bwd_weight) echo "bwd_weight bwd_weight_3d bwd_weight_wgmma bwd_weight_direct bwd_weight_direct_mma bwd_weight_3d_direct_mma bwd_weight_direct_tc" ;;
     *) return 1 ;;

@@ -75,7 +75,8 @@ private slots:
                 const std::size_t most = tensor_core_direct           ? 40
                                          : f.startsWith("bwd_weight") ? 700
                                                                       : 300;
-                const std::size_t least = tensor_core_direct ? 1 : 20;
+                // An exploration's winners named by a `where` may be any few (the stride-2 tiles).
+                const std::size_t least = tensor_core_direct || !traits.where.empty() ? 1 : 20;
                 QVERIFY2(n >= least && n <= most,
                          qPrintable(QString("%1 on sm_90: %2").arg(f).arg(n)));
                 QVERIFY2(enumerate_pool(traits, specs.get("gfx950"), specs).kernels.empty(),

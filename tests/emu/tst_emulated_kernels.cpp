@@ -82,6 +82,7 @@ private slots:
             {"configs/forward_direct_staged.json", "forward_2d"},
             {"configs/forward_bf16_direct_mma.json", "forward_2d"},
             {"configs/forward_bf16_3d_direct_mma.json", "forward_3d"},
+            {"configs/forward_bf16_s2_direct_mma.json", "forward_2d"},
             {"bench/configs/forward_direct_tc_explore.json", "forward_2d"},
             {"bench/configs/forward_2d_direct_mma_ksplit_explore.json", "forward_2d"},
             {"bench/configs/forward_3d_direct_mma_ksplit_explore.json", "forward_3d"},
