@@ -133,6 +133,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         const u32 band = ws + W_BYTES + (i & 1) * BAND_BYTES;
         for (int rr = wg; rr < rows; rr += WGS) {
             float d[NPIX / 2];
+#pragma unroll
+            for (int e = 0; e < NPIX / 2; ++e)
+                d[e] = 0.f; // the first wgmma ignores them (scale-d 0)
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
             for (int tap = 0; tap < TAPS; ++tap) {
