@@ -73,6 +73,9 @@
 #              forward_direct_mma_s2_explore.json: tile m 72-288 whole output rows, n 16-64, C/G
 #              8-32) verified as cluster's, then timed with cuDNN beside configs/forward_bf16_direct_mma.json
 #              on GCONV_S2X_SET (default bench/baselines/s2_grouped_probe.json: C/G <= 32 under stride 2)
+#   proto      bench/proto/halo_wgmma.cu (the staged-band wgmma prototype) built with nvcc, every
+#              variant verified and timed on xception.conv2 b48 and b12, then the k32 wgmma pools
+#              with cuDNN on the same two shapes (gconv-bench), side by side in one call
 #   wgmma_all  every forward bf16 wgmma pool unfiltered with cuDNN on GCONV_WGMMA_ALL_SET (default
 #              bench/baselines/compute_tail_probe.json), the per-shape best, and winners.txt for
 #              the holdout's seed (bench/shortlist.py winners)
@@ -356,6 +359,26 @@ wgmma_all() {
   pools_with_cudnn "$1" all "${GCONV_WGMMA_ALL_SET:-bench/baselines/compute_tail_probe.json}" -- "${pools[@]}"
 }
 
+# The staged-band wgmma prototype beside the pool's best and cuDNN on the shapes it is built for.
+proto() {
+  local nvcc args
+  nvcc=$(command -v nvcc || ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -1)
+  [ -n "$nvcc" ] || { echo "proto: no nvcc"; return 1; }
+  "$nvcc" -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a bench/proto/halo_wgmma.cu \
+    -o "$1/halo_wgmma" || return 1
+  for args in "48 165 165 0 50" "12 165 165 0 50"; do "$1/halo_wgmma" $args; done | tee "$1/proto.txt"
+  python3 - <<'PY'
+import json
+src = json.load(open("problems/validation_holdout.json"))
+src["problems"] = [p for p in src["problems"] if p["layer"] in ("xception.conv2.b48", "xception.conv2.b12")]
+src["key"] = "xception_conv2"
+json.dump(src, open("/tmp/proto_shapes.json", "w"))
+PY
+  pools_with_cudnn "$1" proto /tmp/proto_shapes.json -- configs/forward_bf16_k32_wgmma.json \
+    configs/forward_bf16_k32_pn_wgmma.json
+  rm -f "$1/halo_wgmma"
+}
+
 # The timing of launches with a slow host side, both ways in one call: the kernels that won a
 # holdout shape (bench/baselines/validation_holdout_winners.txt) and cuDNN on GCONV_HOLD_SET
 # (default the holdout's small-cuDNN shapes), as they come (--launch-hold off) and held (the
@@ -424,6 +447,7 @@ for part in "${parts[@]}"; do
     s2x) export -f s2x explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "s2x '$out/$part'" ;;
     ck) export -f ck explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "ck '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
+    proto) export -f proto pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "proto '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     mma_verify)
