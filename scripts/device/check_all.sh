@@ -367,13 +367,8 @@ proto() {
   "$nvcc" -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a bench/proto/halo_wgmma.cu \
     -o "$1/halo_wgmma" || return 1
   for args in "48 165 165 0 50" "12 165 165 0 50"; do "$1/halo_wgmma" $args; done | tee "$1/proto.txt"
-  python3 - <<'PY'
-import json
-src = json.load(open("problems/validation_holdout.json"))
-src["problems"] = [p for p in src["problems"] if p["layer"] in ("xception.conv2.b48", "xception.conv2.b12")]
-src["key"] = "xception_conv2"
-json.dump(src, open("/tmp/proto_shapes.json", "w"))
-PY
+  layer_problems problems/validation_holdout.json xception.conv2.b48,xception.conv2.b12 \
+    /tmp/proto_shapes.json || return 1
   pools_with_cudnn "$1" proto /tmp/proto_shapes.json -- configs/forward_bf16_k32_wgmma.json \
     configs/forward_bf16_k32_pn_wgmma.json
   rm -f "$1/halo_wgmma"
@@ -447,7 +442,7 @@ for part in "${parts[@]}"; do
     s2x) export -f s2x explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "s2x '$out/$part'" ;;
     ck) export -f ck explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "ck '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
-    proto) export -f proto pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "proto '$out/$part'" ;;
+    proto) export -f proto pools_with_cudnn layer_problems; export bench; timeout "$(limit $part 200)" bash -c "proto '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
     mma_verify)

@@ -42,18 +42,21 @@ json.dump(b, open(sys.argv[3], "w"))
 PY
 }
 
-# layer_problems SET LAYER OUT.json: the one problem of LAYER from SET (a baseline set's key,
-# bench/baselines/<key>.json, or any problem file such as problems/validation_holdout.json) as a
-# problem file of its own, for a profile of one shape; fails when SET has no such layer.
+# layer_problems SET LAYER[,LAYER...] OUT.json: the problems of those layers from SET (a baseline
+# set's key, bench/baselines/<key>.json, or any problem file such as
+# problems/validation_holdout.json) as a problem file of their own, for a profile of one shape or
+# a run on a few; fails when SET lacks one of them.
 layer_problems() {
   python3 - "$@" <<'PY'
 import json, sys
 path = sys.argv[1] if sys.argv[1].endswith(".json") else f"bench/baselines/{sys.argv[1]}.json"
 src = json.load(open(path))
-src["problems"] = [p for p in src["problems"] if p["layer"] == sys.argv[2]]
+layers = sys.argv[2].split(",")
+src["problems"] = [p for p in src["problems"] if p["layer"] in layers]
 src["key"] = "profile"
-if not src["problems"]:
-    sys.exit(f"no layer {sys.argv[2]} in {sys.argv[1]}")
+missing = set(layers) - {p["layer"] for p in src["problems"]}
+if missing:
+    sys.exit(f"no layer {', '.join(sorted(missing))} in {sys.argv[1]}")
 json.dump(src, open(sys.argv[3], "w"))
 PY
 }

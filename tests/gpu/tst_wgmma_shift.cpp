@@ -204,7 +204,7 @@ struct Probe {
 // Cells of the 64 x 8 product the probe got wrong. A wrong encoding must show as wrong cells, not
 // as a fault that ends the context, so the block gets shared memory past every read an encoding
 // can make: the swapped no-swizzle offsets stride A's eight 8-row groups 1024 bytes apart and its
-// k16 steps 2048, up to 13.6 KB from the tile base (12 KB staged; faulted on an H100, session 35).
+// k16 steps 2048, up to 13.6 KB from the tile base (12 KB are staged: that reading faulted).
 constexpr unsigned k_probe_shared_bytes = 32 * 1024;
 int wrong_cells(Probe& probe, int layout, int variant, int shift) {
     const int kelems = layout == 2 ? 32 : 64;
