@@ -7,8 +7,10 @@
 // It answers one question before the design goes into the pool: how fast is it on
 // xception.conv2.b48 (48 x 165 x 165, C 32 -> 64, pad 0) beside the pool's best and cuDNN?
 // Verified against a plain fp32 reference kernel on random inputs; every CUDA call checked.
-// build: nvcc -O3 -std=c++17 -arch=sm_90a bench/proto/halo_wgmma.cu -o halo_wgmma
-// usage: halo_wgmma [N H W PAD REPEAT]   (default 48 165 165 0 20)
+// build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a bench/proto/halo_wgmma.cu \
+//          -o halo_wgmma   (scripts/device/check_all.sh part proto builds and runs it)
+// usage: halo_wgmma [N H W PAD REPEAT]   (default 48 165 165 0 20); runs every Variant below;
+// exit status 0 when every output of every variant verified, 2 when one did not, 1 bad input.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
