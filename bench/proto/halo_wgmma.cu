@@ -10,7 +10,8 @@
 // build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a bench/proto/halo_wgmma.cu \
 //          -o halo_wgmma   (scripts/device/check_all.sh part proto builds and runs it)
 // usage: halo_wgmma [N H W PAD REPEAT]   (default 48 165 165 0 20); runs every Variant below;
-// exit status 0 when every output of every variant verified, 2 when one did not, 1 bad input.
+// exit status 0 when every output of every variant verified, 2 when one did not, 1 bad input or
+// a failed CUDA call.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
