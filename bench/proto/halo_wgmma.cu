@@ -108,13 +108,13 @@ __device__ void load_band(const bf16* in, const Problem& p, u32 band, int n, int
     }
 }
 
-// The nine taps of output row rr of the band as 18 wgmmas into d (not waited for).
+// The nine taps of output row rr of the band, C / 16 wgmmas each, into d (not waited for).
 __device__ __forceinline__ void issue_row(float* d, u32 ws, u32 band, int rr) {
 #pragma unroll
     for (int tap = 0; tap < TAPS; ++tap) {
         const int dy = tap / 3, dx = tap % 3;
 #pragma unroll
-        for (int kk = 0; kk < 2; ++kk) {
+        for (int kk = 0; kk < CHUNKS / 2; ++kk) { // k16 steps: two 8-channel chunks each
             const u64 da = desc(ws + (tap * CHUNKS + kk * 2) * K * 16, K * 16, 128);
             const u64 db =
                 desc(band + (((rr + dy) * CHUNKS + kk * 2) * COLS + dx) * 16, COLS * 16, 128);

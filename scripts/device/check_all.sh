@@ -71,7 +71,8 @@
 #              on GCONV_K32X_SET (default bench/baselines/half_slices_probe.json: C/G 32 under 3x3)
 #   s2x        the direct_mma tiles sized for stride-2 grouped shapes (bench/configs/
 #              forward_direct_mma_s2_explore.json: tile m 72-288 whole output rows, n 16-64, C/G
-#              8-32) verified as cluster's, then timed with cuDNN beside configs/forward_bf16_direct_mma.json
+#              8-32) verified on forward_2d_test_validation, then timed with cuDNN beside
+#              configs/forward_bf16_direct_mma.json
 #              on GCONV_S2X_SET (default bench/baselines/s2_grouped_probe.json: C/G <= 32 under stride 2)
 #   proto      bench/proto/halo_wgmma.cu (the staged-band wgmma prototype) built with nvcc, every
 #              variant verified and timed on xception.conv2 b48 and b12, then the k32 wgmma pools
@@ -251,11 +252,16 @@ dwx() {
 
 # The GEMM tiles whose N is not a power of two (bench/configs/forward_n48_explore.json) verified,
 # then timed with cuDNN on GCONV_N48_SET, the per-shape best and winners.txt.
-n48() {
+# verify_2d DIR CONFIG: a forward 2D exploration config verified on forward_2d_test_validation.
+verify_2d() {
   $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
-    --config bench/configs/forward_n48_explore.json --problems forward_2d_test_validation \
-    --output "$1/verify_forward_n48_explore.csv" 2>&1 | tail -1
+    --config "$2" --problems forward_2d_test_validation \
+    --output "$1/verify_$(basename "$2" .json).csv" 2>&1 | tail -1
   python3 bench/report.py "$1"/verify_*.csv | tail -3
+}
+
+n48() {
+  verify_2d "$1" bench/configs/forward_n48_explore.json
   pools_with_cudnn "$1" n48 "${GCONV_N48_SET:-bench/baselines/n48_probe.json}" -- \
     bench/configs/forward_n48_explore.json
 }
@@ -342,8 +348,9 @@ k32x() {
 }
 
 s2x() {
-  explore_wgmma "$1" s2x "${GCONV_S2X_SET:-bench/baselines/s2_grouped_probe.json}" \
-    bench/configs/forward_direct_mma_s2_explore.json -- configs/forward_bf16_direct_mma.json
+  verify_2d "$1" bench/configs/forward_direct_mma_s2_explore.json
+  pools_with_cudnn "$1" s2x "${GCONV_S2X_SET:-bench/baselines/s2_grouped_probe.json}" -- \
+    bench/configs/forward_direct_mma_s2_explore.json configs/forward_bf16_direct_mma.json
 }
 
 # Every forward bf16 wgmma pool, unfiltered, with cuDNN on a problem file (GCONV_WGMMA_ALL_SET,
@@ -432,14 +439,14 @@ for part in "${parts[@]}"; do
     fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
     dwx) export -f dwx pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "dwx '$out/$part'" ;;
     narrow) export -f narrow pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
-    n48) export -f n48 pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "n48 '$out/$part'" ;;
+    n48) export -f n48 verify_2d pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "n48 '$out/$part'" ;;
     cluster) export -f cluster explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "cluster '$out/$part'" ;;
     wide_acc) export -f wide_acc explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "wide_acc '$out/$part'" ;;
     nsplit) export -f nsplit explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "nsplit '$out/$part'" ;;
     pixels) export -f pixels explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 450)" bash -c "pixels '$out/$part'" ;;
     oddk) export -f oddk explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "oddk '$out/$part'" ;;
     k32x) export -f k32x explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "k32x '$out/$part'" ;;
-    s2x) export -f s2x explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "s2x '$out/$part'" ;;
+    s2x) export -f s2x verify_2d pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "s2x '$out/$part'" ;;
     ck) export -f ck explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "ck '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
     proto) export -f proto pools_with_cudnn layer_problems; export bench; timeout "$(limit $part 200)" bash -c "proto '$out/$part'" ;;
