@@ -2,6 +2,7 @@
 
 #include "codegen/channel_pad.h"
 #include "codegen/direct_mma_plan.h"
+#include "codegen/direct_wgmma_plan.h"
 #include "codegen/direct_plan.h"
 #include "codegen/forward_view.h"
 #include "codegen/kernel_entry.h"
@@ -102,6 +103,7 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
         return generate_direct_mma_source(c, entries); // its view reads the filter
     if (runs_forward_view(c)) return generate_forward_view_source(c);
     if (is_direct(c)) return generate_direct_source(c, entries);
+    if (is_direct_wgmma(c)) return generate_direct_wgmma_source(c);
     std::ostringstream s;
     s << "// gconv generated kernel: " << to_string(c.variant) << ' ' << to_string(c.dtype) << ' '
       << c.ndim_spatial << "d tile " << c.tile_m << 'x' << c.tile_n << 'x' << c.tile_k << " waves "

@@ -3,6 +3,7 @@
 #include "codegen/channel_pad.h"
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
+#include "codegen/direct_wgmma_plan.h"
 #include "codegen/forward_view.h"
 #include "codegen/kernel_problem.h"
 #include "codegen/launch_plan_detail.h"
@@ -206,6 +207,7 @@ int pipeline_stages(const KernelConfig& c) {
         return 3;
     case Pipeline::Direct:
     case Pipeline::DirectMma:
+    case Pipeline::DirectWgmma:
         return 0; // no staged operand tiles: the filter slice is sized per problem
     case Pipeline::Mem: {
         const int64_t in_flight = ceil_div(32 * 1024, static_cast<int64_t>(stage_bytes(c)));
@@ -216,8 +218,9 @@ int pipeline_stages(const KernelConfig& c) {
 }
 
 std::size_t shared_bytes(const KernelConfig& c, int /*warp_size*/) {
-    if (is_direct(c)) return 0;     // per problem: direct_shared_bytes()
-    if (is_direct_mma(c)) return 0; // per problem: direct_mma_shared_bytes()
+    if (is_direct(c)) return 0;       // per problem: direct_shared_bytes()
+    if (is_direct_mma(c)) return 0;   // per problem: direct_mma_shared_bytes()
+    if (is_direct_wgmma(c)) return 0; // per problem: direct_wgmma_geometry()
     if (uses_wgmma(c)) return static_cast<std::size_t>(wgmma_shared_bytes(c, c_buffer_passes(c)));
     const int64_t pipe = pipeline_stages(c) * static_cast<int64_t>(stage_bytes(c));
     const int64_t epi = c.epilogue == Epilogue::CShuffle ? cshuffle_bytes(c) : 0;
@@ -254,6 +257,7 @@ SupportCheck is_supported(const KernelConfig& c, const Problem& given, int warp_
     }
     if (is_direct(c)) return detail::check_direct(c, p, warp_size);
     if (is_direct_mma(c)) return detail::check_direct_mma(c, p, warp_size, shared_optin);
+    if (is_direct_wgmma(c)) return detail::check_direct_wgmma(c, p, warp_size, shared_optin);
     Reasons r;
     const std::vector<std::string> problem_errors = validate(p);
     if (!problem_errors.empty()) r.fail("problem: ", problem_errors.front());
@@ -488,6 +492,7 @@ LaunchPlan plan_launch(const KernelConfig& c, const Problem& p, int warp_size,
         return plan_launch(forward_twin(c), forward_view(p), warp_size, max_piece_elements);
     if (is_direct(c)) return detail::plan_direct(c, p, warp_size);
     if (is_direct_mma(c)) return detail::plan_direct_mma(c, p, warp_size);
+    if (is_direct_wgmma(c)) return detail::plan_direct_wgmma(c, p);
     if (c.variant != Variant::Forward) return detail::plan_backward(c, p, warp_size);
     LaunchPlan plan;
     const int64_t ipp = images_per_piece(c, p, max_piece_elements);

@@ -3,6 +3,7 @@
 #include "codegen/channel_pad.h"
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
+#include "codegen/direct_wgmma_plan.h"
 #include "codegen/forward_view.h"
 #include "codegen/kernel_problem.h"
 #include "codegen/kernel_source.h"
@@ -135,6 +136,8 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
         seq.steps.back().kernel.cluster = static_cast<unsigned>(c.cluster_n);
         seq.tma = plan_wgmma_tma(c, p);
     }
+    // One block per multiprocessor walks the items (gconv_direct_wgmma.h).
+    if (is_direct_wgmma(c)) seq.steps.back().kernel.persistent = true;
     if (has_finish_kernel(c)) {
         const int64_t finished =
             c.variant == Variant::Forward ? p.output_elements() : p.weight_elements();

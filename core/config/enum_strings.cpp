@@ -18,7 +18,7 @@ constexpr Table<DataType, 3> k_dtypes{{
     {DataType::FP16, "fp16"},
     {DataType::FP32, "fp32"},
 }};
-constexpr Table<Pipeline, 9> k_pipelines{{
+constexpr Table<Pipeline, 10> k_pipelines{{
     {Pipeline::BasicV1, "basic_v1"},
     {Pipeline::Mem, "mem"},
     {Pipeline::CompV3, "compv3"},
@@ -28,6 +28,7 @@ constexpr Table<Pipeline, 9> k_pipelines{{
     {Pipeline::CompAsync, "comp_async"},
     {Pipeline::Direct, "direct"},
     {Pipeline::DirectMma, "direct_mma"},
+    {Pipeline::DirectWgmma, "direct_wgmma"},
 }};
 constexpr Table<Scheduler, 2> k_schedulers{{
     {Scheduler::Intrawave, "intrawave"},

@@ -12,7 +12,20 @@ enum class DataType { BF16, FP16, FP32 };
 // Direct is not a GEMM main loop: the direct-convolution kernels of gconv_direct.h
 // (depthwise and small C/G, vectors across groups). DirectMma is the tensor-core direct
 // convolution of gconv_direct_mma.h (forward, small groups, mma.sync straight from a halo tile).
-enum class Pipeline { BasicV1, Mem, CompV3, CompV4, CompV5, CompV6, CompAsync, Direct, DirectMma };
+// DirectWgmma is gconv_direct_wgmma.h (forward, dense, sm_90a: wgmma taps as shifted starts into
+// one staged input band).
+enum class Pipeline {
+    BasicV1,
+    Mem,
+    CompV3,
+    CompV4,
+    CompV5,
+    CompV6,
+    CompAsync,
+    Direct,
+    DirectMma,
+    DirectWgmma
+};
 enum class Scheduler { Intrawave, Interwave };
 // CShuffleBuf: the cshuffle shuffle through a C buffer of its own beside the operand ring
 // (the wgmma pipeline only), which leaves the ring free for the next tile's loads.

@@ -2,6 +2,7 @@
 
 #include "codegen/direct_mma_plan.h"
 #include "codegen/direct_plan.h"
+#include "codegen/direct_wgmma_plan.h"
 #include "codegen/launch_plan.h"
 
 #include <algorithm>
@@ -85,6 +86,18 @@ public:
             thread_count();
             blocks_per_cu();
             direct_mma();
+            runtime_filter();
+            channel_pad();
+            cluster();
+            pixels_on_n();
+            return std::move(reasons_);
+        }
+        if (c_.pipeline == Pipeline::DirectWgmma) {
+            // wgmma straight from a staged band: its own tile meaning (row pixels x channels x C).
+            pipeline_hardware();
+            thread_count();
+            blocks_per_cu();
+            direct_wgmma();
             runtime_filter();
             channel_pad();
             cluster();
@@ -490,6 +503,71 @@ private:
         // (k_max_accumulator_registers).
     }
 
+    // The wgmma direct pipeline (kernels/gconv_direct_wgmma.h, codegen/direct_wgmma_plan.h): its
+    // tile meaning, and the knobs it must leave at their defaults (otherwise two names would be
+    // one kernel).
+    void direct_wgmma() {
+        auto cull_if = [&](bool bad, const std::string& what) {
+            if (bad) cull(Rule::DirectWgmma, what);
+        };
+        const KernelConfig d;
+        cull_if(c_.variant != Variant::Forward, "variant " + std::string(to_string(c_.variant)) +
+                                                    ": direct_wgmma is a forward kernel");
+        cull_if(c_.ndim_spatial != 2, "ndim_spatial " + std::to_string(c_.ndim_spatial) +
+                                          ": direct_wgmma bands are 2D rows");
+        cull_if(c_.dtype == DataType::FP32,
+                "data_type fp32: direct_wgmma multiplies bf16 / fp16 with wgmma m64nNk16");
+        const int consumers = c_.wave_m / 4;
+        cull_if(c_.wave_n != 1 || c_.wave_k != 1 || c_.wave_m % 4 != 0 || consumers < 1 ||
+                    consumers > k_direct_wgmma_max_consumers,
+                "wave layout " + triple_text(c_.wave_m, c_.wave_n, c_.wave_k) +
+                    ": direct_wgmma runs 1 or 2 consumer warpgroups taking a band's rows in turn "
+                    "([4, 1, 1] or [8, 1, 1])");
+        cull_if(c_.scheduler != Scheduler::Intrawave,
+                "scheduler " + std::string(to_string(c_.scheduler)) +
+                    ": direct_wgmma warpgroups run on their own");
+        cull_if(c_.epilogue != Epilogue::CShuffleBuf,
+                "epilogue " + std::string(to_string(c_.epilogue)) +
+                    ": direct_wgmma stores each row through a buffer of its own (cshufflebuf)");
+        cull_if(!c_.double_smem_buffer,
+                "double_smem_buffer false: direct_wgmma copies the next band while it multiplies "
+                "the current one (dsb)");
+        cull_if(c_.num_wave_groups != 1 || c_.num_groups_to_merge != d.num_groups_to_merge ||
+                    c_.split_image,
+                "wave groups / num_groups_to_merge / split_image: GEMM knobs direct_wgmma does "
+                "not have");
+        cull_if(!c_.pad_m || !c_.pad_n || !c_.pad_k,
+                "pad_m/n/k false: direct_wgmma always guards its tails");
+        cull_if(c_.split_k != 1 || c_.split_k_mode != SplitKMode::None,
+                "split_k: direct_wgmma has no split-K");
+        cull_if(c_.block_per_cu != 1,
+                "block_per_cu " + std::to_string(c_.block_per_cu) +
+                    ": direct_wgmma sizes its bands to one block per multiprocessor");
+        const int width = 16 / element_bytes(c_.dtype);
+        cull_if(
+            c_.vector_size_a != width || c_.vector_size_b != width || c_.vector_size_c != width,
+            "vector sizes " + triple_text(c_.vector_size_a, c_.vector_size_b, c_.vector_size_c) +
+                ": direct_wgmma copies 16-byte vectors (" + std::to_string(width) + " elements)");
+        cull_if(c_.tile_k != 16 && c_.tile_k != 32 && c_.tile_k != 48 && c_.tile_k != 64,
+                "tile_k " + std::to_string(c_.tile_k) +
+                    " (the C the kernel is built for) is not 16, 32, 48 or 64: whole k16 steps, "
+                    "the filter slice beside two bands");
+        cull_if(c_.tile_n != 64 && c_.tile_n != 128,
+                "tile_n " + std::to_string(c_.tile_n) +
+                    " is not 64 or 128: one or two m64 blocks of output channels per row");
+        cull_if(c_.tile_m < 64 || c_.tile_m > 256 || c_.tile_m % 8 != 0,
+                "tile_m " + std::to_string(c_.tile_m) +
+                    " is not a wgmma N from 64 to 256 in 8s (the pixels of a row tile)");
+        cull_if(c_.tile_m / 2 * (c_.tile_n / 64) > k_direct_wgmma_max_accumulators,
+                "tile " + std::to_string(c_.tile_m) + " x " + std::to_string(c_.tile_n) + ": " +
+                    std::to_string(c_.tile_m / 2 * (c_.tile_n / 64)) +
+                    " accumulators a thread, over " +
+                    std::to_string(k_direct_wgmma_max_accumulators));
+        cull_if(c_.warp_tile_m != 16 || c_.warp_tile_n != c_.tile_m || c_.warp_tile_k != 16,
+                "warp tile " + triple_text(c_.warp_tile_m, c_.warp_tile_n, c_.warp_tile_k) +
+                    ": a warp's share of wgmma m64nNk16 over the row tile, [16, tile_m, 16]");
+    }
+
     void direct() {
         auto knob = [&](bool bad, const std::string& what) {
             if (bad) cull(Rule::Direct, what + ": a GEMM knob the direct pipeline does not have");
@@ -889,6 +967,8 @@ std::string_view rule_id(Rule rule) {
         return "direct_pipeline";
     case Rule::DirectMma:
         return "direct_mma_pipeline";
+    case Rule::DirectWgmma:
+        return "direct_wgmma_pipeline";
     case Rule::RuntimeFilter:
         return "runtime_filter";
     case Rule::ChannelPad:

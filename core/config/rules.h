@@ -33,6 +33,7 @@ enum class Rule {
     Direct,
     Wgmma,
     DirectMma,
+    DirectWgmma,
     RuntimeFilter,
     ChannelPad,
     Cluster,

@@ -319,6 +319,13 @@ void derive_defaults(KernelConfig& c, const std::vector<std::string>& derived) {
     if (has("num_wave_groups")) c.num_wave_groups = c.pipeline == Pipeline::CompV5 ? 2 : 1;
     if (has("double_smem_buffer"))
         c.double_smem_buffer = c.pipeline == Pipeline::CompV4 || c.pipeline == Pipeline::CompV5;
+    // A direct_wgmma warp tile is a warp's share of the m64nNk16 over its row tile; its bands
+    // come in two.
+    if (c.pipeline == Pipeline::DirectWgmma) {
+        if (has("warp_tile_m")) c.warp_tile_m = 16;
+        if (has("warp_tile_n")) c.warp_tile_n = c.tile_m;
+        if (has("double_smem_buffer")) c.double_smem_buffer = true;
+    }
     if (has("split_k_mode")) c.split_k_mode = c.split_k > 1 ? SplitKMode::Atomic : SplitKMode::None;
 }
 

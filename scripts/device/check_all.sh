@@ -74,6 +74,10 @@
 #              8-32) verified on forward_2d_test_validation, then timed with cuDNN beside
 #              configs/forward_bf16_direct_mma.json
 #              on GCONV_S2X_SET (default bench/baselines/s2_grouped_probe.json: C/G <= 32 under stride 2)
+#   dwg        the direct_wgmma kernels (bench/configs/forward_direct_wgmma_explore.json: wgmma taps
+#              from one staged input band) verified on scripts/device/direct_wgmma_problems.json,
+#              then timed with cuDNN beside the holdout's winning kernels of every forward pool on
+#              GCONV_DWG_SET (default bench/baselines/dense_small_c_probe.json: dense C <= 64)
 #   proto      bench/proto/halo_wgmma.cu (the staged-band wgmma prototype) built with nvcc, every
 #              variant verified and timed on xception.conv2 b48 and b12, then the k32 wgmma pools
 #              with cuDNN on the same two shapes (gconv-bench), side by side in one call
@@ -366,6 +370,27 @@ wgmma_all() {
   pools_with_cudnn "$1" all "${GCONV_WGMMA_ALL_SET:-bench/baselines/compute_tail_probe.json}" -- "${pools[@]}"
 }
 
+# The direct_wgmma exploration pool verified on its own shapes (none of forward_2d_test_validation
+# is dense with C 16-64), then timed with cuDNN beside the holdout's winners of every forward pool
+# (bench/baselines/validation_holdout_winners.txt) on the dense small-C shapes it is built for.
+dwg() {
+  local set=${GCONV_DWG_SET:-bench/baselines/dense_small_c_probe.json} pool baseline=(--baseline cudnn)
+  $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
+    --kernel-timeout 20 --config bench/configs/forward_direct_wgmma_explore.json \
+    --problems-file scripts/device/direct_wgmma_problems.json \
+    --output "$1/verify_direct_wgmma.csv" 2>&1 | tail -1
+  python3 bench/report.py "$1"/verify_*.csv | tail -3
+  python3 bench/shortlist.py filter -o "$1/winners_filter.txt" \
+    bench/baselines/validation_holdout_winners.txt || return 1
+  for pool in $(direction_pools forward); do
+    $bench --variant forward --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 \
+      --batch-size 100 "${baseline[@]}" --config "configs/$pool.json" --problems-file "$set" \
+      --filter-file "$1/winners_filter.txt" --output "$1/dwg_$pool.csv" 2>&1 | tail -1
+    baseline=()
+  done
+  pools_with_cudnn "$1" dwg "$set" -- bench/configs/forward_direct_wgmma_explore.json
+}
+
 # The staged-band wgmma prototype beside the pool's best and cuDNN on the shapes it is built for.
 proto() {
   local nvcc args
@@ -449,6 +474,7 @@ for part in "${parts[@]}"; do
     s2x) export -f s2x verify_2d pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "s2x '$out/$part'" ;;
     ck) export -f ck explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 400)" bash -c "ck '$out/$part'" ;;
     wgmma_all) export -f wgmma_all pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "wgmma_all '$out/$part'" ;;
+    dwg) export -f dwg pools_with_cudnn direction_pools; export bench; timeout "$(limit $part 420)" bash -c "dwg '$out/$part'" ;;
     proto) export -f proto pools_with_cudnn layer_problems; export bench; timeout "$(limit $part 200)" bash -c "proto '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
     classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;

@@ -479,6 +479,47 @@ private slots:
         QCOMPARE(source.find(std::string(finish_entry_name()) + "(") != std::string::npos,
                  has_finish_kernel(c));
     }
+    // The wgmma direct kernels (pipeline direct_wgmma): C 16-64, 64-256 pixel rows, one or two
+    // m64 blocks, 1 or 2 consumer warpgroups, bf16 and fp16. Each issues wgmma.m64n<tile_m>k16,
+    // spills nothing, and ptxas keeps its wgmmas asynchronous (it says "serialized" where a
+    // divergent-looking loop made it wait after each one).
+    void direct_wgmma_kernels_compile_for_sm90a_data() {
+        QTest::addColumn<int>("c");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("consumers");
+        QTest::addColumn<bool>("half");
+        QTest::addColumn<int>("filter");
+        QTest::newRow("C32 168x64 2 consumers 3x3") << 32 << 168 << 64 << 2 << false << 3;
+        QTest::newRow("C64 128x128 2 consumers fp16 1x1") << 64 << 128 << 128 << 2 << true << 1;
+        QTest::newRow("C16 256x64 2 consumers 3x3") << 16 << 256 << 64 << 2 << false << 3;
+        QTest::newRow("C48 64x64 1 consumer 5x5") << 48 << 64 << 64 << 1 << false << 5;
+    }
+    void direct_wgmma_kernels_compile_for_sm90a() {
+        QFETCH(int, c);
+        QFETCH(int, m);
+        QFETCH(int, n);
+        QFETCH(int, consumers);
+        QFETCH(bool, half);
+        QFETCH(int, filter);
+        KernelConfig k;
+        k.dtype = half ? DataType::FP16 : DataType::BF16;
+        k.pipeline = Pipeline::DirectWgmma, k.epilogue = Epilogue::CShuffleBuf;
+        k.double_smem_buffer = true;
+        k.tile_m = m, k.tile_n = n, k.tile_k = c;
+        k.wave_m = 4 * consumers, k.wave_n = 1, k.wave_k = 1;
+        k.warp_tile_m = 16, k.warp_tile_n = m, k.warp_tile_k = 16;
+        Problem p;
+        p.N = 2, p.C = c, p.K = 2 * n, p.Hi = 20, p.Wi = 300, p.Y = p.X = filter;
+        p.pad_h = p.pad_w = filter / 2;
+        Result r;
+        const std::string why = compile_wgmma(k, p, r);
+        QVERIFY2(why.empty(), why.c_str());
+        qInfo("%s", ptxas_summary(r.log).c_str());
+        QVERIFY2(r.log.find("Used ") != std::string::npos, r.log.c_str()); // ptxas' report is here
+        QCOMPARE(spill_bytes(r.log), 0);
+        QVERIFY2(r.log.find("serialized") == std::string::npos, r.log.c_str());
+    }
     void reference_kernels_compile() {
         for (DataType d : {DataType::BF16, DataType::FP16, DataType::FP32}) {
             const Result r = compile(generate_reference_source(d));

@@ -31,6 +31,8 @@ const std::map<std::string, QString>& valueToolTips() {
         {"comp_async", "asynchronous global -> shared copies into two buffers"},
         {"direct_mma", "tensor-core direct convolution for small groups: halo tile in shared "
                        "memory, mma.sync per group (every direction, 2D and 3D, NVIDIA)"},
+        {"direct_wgmma", "wgmma direct convolution for dense C 16-64 (forward, 2D, sm_90a): every "
+                         "tap a shifted start into one staged input band, rows of tile_m pixels"},
         {"intrawave", "each warp runs its K loop on its own: compute-bound work"},
         {"interwave", "warps in step per K chunk (only with basic_v1 and mem): memory-bound work"},
         {"cshuffle", "C tile staged through shared memory, stored with wide vectors"},
