@@ -1,5 +1,6 @@
 #include "emu/emulated_check.h"
 
+#include "codegen/direct_wgmma_plan.h"
 #include "codegen/kernel_source.h"
 #include "codegen/launch_sequence.h"
 #include "emu/device/gconv_emu_pages.h"
@@ -28,6 +29,9 @@ std::unique_ptr<GuardedPages> guarded(std::size_t bytes) {
 }
 
 ModuleEntries entries_for(const KernelConfig& config, const std::vector<Problem>& problems) {
+    // Refused before the host compiler sees a kernel that exists only as wgmma instructions.
+    if (is_direct_wgmma(config))
+        throw Error("direct_wgmma kernels (wgmma from shared memory, sm_90a) are not emulated");
     ModuleEntries entries{false, {}};
     for (const Problem& p : problems) note_entries(config, p, entries);
     return entries;

@@ -182,6 +182,28 @@ private slots:
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));
         QVERIFY(cells > 0);
     }
+
+    // A direct_wgmma kernel is wgmma instructions only: the emulator refuses it by name
+    // instead of handing the host compiler a kernel it cannot build.
+    void direct_wgmma_is_refused_by_name() {
+        KernelConfig k;
+        k.pipeline = Pipeline::DirectWgmma, k.epilogue = Epilogue::CShuffleBuf;
+        k.double_smem_buffer = true;
+        k.tile_m = 128, k.tile_n = 64, k.tile_k = 32, k.wave_m = 8, k.wave_n = 1;
+        k.warp_tile_m = 16, k.warp_tile_n = 128, k.warp_tile_k = 16;
+        Problem p;
+        p.N = 1, p.C = 32, p.K = 64, p.Hi = p.Wi = 8, p.Y = p.X = 3, p.pad_h = p.pad_w = 1;
+        const std::filesystem::path work =
+            test::binary_path(QStringLiteral("emu-modules")).toStdString();
+        QString why;
+        try {
+            const emu::KernelEmulator emulator(k, {p}, work);
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        QVERIFY2(why.contains("direct_wgmma kernels") && why.contains("not emulated"),
+                 qPrintable(why));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestEmulatedKernels)
