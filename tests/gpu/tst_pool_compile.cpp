@@ -3,6 +3,7 @@
 // build). The subset takes, per config, one kernel of each (pipeline, dtype, ndim) present,
 // so every pipeline of every pool meets both compilers (the NVIDIA-only direct_mma pool meets
 // NVRTC only; on gfx90a it must be empty). No GPU is needed.
+#include "codegen/direct_wgmma_plan.h"
 #include "codegen/launch_plan.h"
 #include "config/arch_spec.h"
 #include "config/enumerate.h"
@@ -89,14 +90,15 @@ class TestPoolCompile : public QObject {
             QVERIFY2(!pool.kernels.empty(), qPrintable(path));
             for (const auto& config : wgmma ? wgmma_representatives(pool) : representatives(pool)) {
                 if (wgmma)
-                    QVERIFY2(uses_wgmma(config),
+                    QVERIFY2(uses_wgmma(config) || is_direct_wgmma(config),
                              qPrintable(QString::fromStdString(kernel_name(config))));
                 auto request = jit::kernel_compile_request(config, arch);
                 // The MN-major (bwd_weight) wgmma kernels hold their producer's per-block copy
-                // coordinates beside the accumulators: ptxas must not spill them. (The
-                // persistent direct-epilogue 2-consumer forward tiles carry a known 12-byte
-                // spill.)
-                const bool no_spill = wgmma && config.variant == Variant::BwdWeight;
+                // coordinates beside the accumulators, direct_wgmma its row's sums beside the
+                // band's addressing: ptxas must not spill them. (The persistent
+                // direct-epilogue 2-consumer forward tiles carry a known 12-byte spill.)
+                const bool no_spill =
+                    wgmma && (config.variant == Variant::BwdWeight || is_direct_wgmma(config));
                 if (no_spill) request.options.push_back("--ptxas-options=-v");
                 const auto result = compile(request);
                 ++compiled;
