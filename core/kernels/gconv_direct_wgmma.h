@@ -133,19 +133,42 @@ GCONV_DEVICE void load_band(const ConvParams& p, u32 dst, const Item& it, int ba
     }
 }
 
+// Two fp32 sums as the 16-bit pair of one 32-bit register, the first in the low half.
+template <class T> GCONV_DEVICE u32 pack2(float lo, float hi) {
+    return static_cast<u32>(from_float<T>(lo).bits) |
+           (static_cast<u32>(from_float<T>(hi).bits) << 16);
+}
+
 // Stores m64 block `acc` of one output row: staged as [pixel][channel] in the warpgroup's buffer,
-// then `width` pixels of 64 channels as 16-byte vectors.
+// then `width` pixels of 64 channels as 16-byte vectors. The sums of an n8 column block are an
+// m16n8 C fragment per warp (channel rows warp * 16 + lane / 4 (+ 8), pixel columns 2 * (lane % 4)
+// (+ 1)), so stmatrix .trans writes them as pixel rows of 8 channels: four 8 x 8 matrices (two
+// column blocks x two channel halves) per instruction instead of 32 two-byte stores. Pixel rows
+// are STAGE_LD * 2 = 144 bytes apart: the 8 rows of a matrix fall in 8 different bank quads.
 template <class S>
 GCONV_DEVICE void store_block(const float* acc, typename S::T* stage, typename S::T* out, int width,
                               int k_stride, int wg) {
     typedef typename S::T T;
+    constexpr int BLOCKS = S::NPIX / 8; // n8 column blocks
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    const u32 base = arch::shared_address(stage) + (warp * 16 + 8 * ((lane / 8) % 2)) * 2;
     arch::named_barrier<128>(1 + wg); // the previous block's vectors have left the buffer
 #pragma unroll
-    for (int e = 0; e < S::ACC; ++e) {
-        const int k = warp * 16 + lane / 4 + 8 * ((e >> 1) & 1);
-        const int x = 8 * (e >> 2) + 2 * (lane % 4) + (e & 1);
-        stage[x * S::STAGE_LD + k] = from_float<T>(acc[e]);
+    for (int j = 0; j + 1 < BLOCKS; j += 2) {
+        const u32 row = base + ((8 * (j + lane / 16) + lane % 8) * S::STAGE_LD) * 2;
+        const float* a = acc + 4 * j;
+        asm volatile(
+            "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(row),
+            "r"(pack2<T>(a[0], a[1])), "r"(pack2<T>(a[2], a[3])), "r"(pack2<T>(a[4], a[5])),
+            "r"(pack2<T>(a[6], a[7]))
+            : "memory");
+    }
+    if constexpr (BLOCKS % 2 == 1) { // the last column block alone: lanes 0-15 give its rows
+        const u32 row = base + ((8 * (BLOCKS - 1) + lane % 8) * S::STAGE_LD) * 2;
+        const float* a = acc + 4 * (BLOCKS - 1);
+        asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(row),
+                     "r"(pack2<T>(a[0], a[1])), "r"(pack2<T>(a[2], a[3]))
+                     : "memory");
     }
     arch::named_barrier<128>(1 + wg);
     for (int v = t; v < width * 8; v += 128) {
