@@ -268,6 +268,27 @@ private slots:
             QVERIFY2(supported > 0, kernel_name(k).c_str());
         }
     }
+
+    // The shipped pool: its kernel runs the holdout layer it won (xception.conv2, C 32 -> 64
+    // under 3x3 over 165 x 165), on sm_90a only.
+    void shipped_pool_runs_the_layer_it_won() {
+        const auto& specs = default_arch_specs();
+        const auto traits = load_trait_config(
+            test::source_path("configs/forward_bf16_direct_wgmma.json").toStdString());
+        const auto pool = enumerate_pool(traits, specs.get("sm_90a"), specs);
+        QCOMPARE(pool.kernels.size(), std::size_t(1));
+        QVERIFY(enumerate_pool(traits, specs.get("sm_90"), specs).kernels.empty());
+        const auto set =
+            load_problem_set(test::source_path("problems/validation_holdout.json").toStdString());
+        int runs = 0;
+        for (const auto& p : set.problems)
+            if (p.layer.rfind("xception.conv2.", 0) == 0) {
+                const SupportCheck s = is_supported(pool.kernels.front(), p);
+                QVERIFY2(s.ok, s.reason.c_str());
+                ++runs;
+            }
+        QCOMPARE(runs, 2);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestDirectWgmmaPlan)
