@@ -425,7 +425,6 @@ private:
         auto cull_if = [&](bool bad, const std::string& what) {
             if (bad) cull(Rule::DirectMma, what);
         };
-        const KernelConfig d;
         const bool weight = c_.variant == Variant::BwdWeight;
         cull_if(c_.dtype == DataType::FP32,
                 "data_type fp32: direct_mma multiplies bf16 / fp16 with mma.sync m16n8k16");
@@ -446,12 +445,8 @@ private:
         cull_if(c_.epilogue != Epilogue::Direct,
                 "epilogue " + std::string(to_string(c_.epilogue)) +
                     ": direct_mma stores from registers (epilogue direct)");
-        cull_if(c_.num_wave_groups != 1 || c_.num_groups_to_merge != d.num_groups_to_merge ||
-                    c_.split_image,
-                "wave groups / num_groups_to_merge / split_image: GEMM knobs direct_mma does not "
-                "have (a block holds whole groups; offsets are 32-bit)");
-        cull_if(!c_.pad_m || !c_.pad_n || !c_.pad_k,
-                "pad_m/n/k false: direct_mma always guards its tails");
+        gemm_knobs_absent(Rule::DirectMma, "direct_mma",
+                          " (a block holds whole groups; offsets are 32-bit)");
         if (weight)
             cull_if(c_.split_k_mode != SplitKMode::Atomic,
                     "split_k_mode " + std::string(to_string(c_.split_k_mode)) +
@@ -503,6 +498,18 @@ private:
         // (k_max_accumulator_registers).
     }
 
+    // The GEMM knobs a direct pipeline does not have, left at their defaults (otherwise two
+    // names would be one kernel); `why` adds the pipeline's reason.
+    void gemm_knobs_absent(Rule rule, const std::string& pipe, const std::string& why) {
+        const KernelConfig d;
+        if (c_.num_wave_groups != 1 || c_.num_groups_to_merge != d.num_groups_to_merge ||
+            c_.split_image)
+            cull(rule, "wave groups / num_groups_to_merge / split_image: GEMM knobs " + pipe +
+                           " does not have" + why);
+        if (!c_.pad_m || !c_.pad_n || !c_.pad_k)
+            cull(rule, "pad_m/n/k false: " + pipe + " always guards its tails");
+    }
+
     // The wgmma direct pipeline (kernels/gconv_direct_wgmma.h, codegen/direct_wgmma_plan.h): its
     // tile meaning, and the knobs it must leave at their defaults (otherwise two names would be
     // one kernel).
@@ -510,7 +517,6 @@ private:
         auto cull_if = [&](bool bad, const std::string& what) {
             if (bad) cull(Rule::DirectWgmma, what);
         };
-        const KernelConfig d;
         cull_if(c_.variant != Variant::Forward, "variant " + std::string(to_string(c_.variant)) +
                                                     ": direct_wgmma is a forward kernel");
         cull_if(c_.ndim_spatial != 2, "ndim_spatial " + std::to_string(c_.ndim_spatial) +
@@ -532,12 +538,7 @@ private:
         cull_if(!c_.double_smem_buffer,
                 "double_smem_buffer false: direct_wgmma copies the next band while it multiplies "
                 "the current one (dsb)");
-        cull_if(c_.num_wave_groups != 1 || c_.num_groups_to_merge != d.num_groups_to_merge ||
-                    c_.split_image,
-                "wave groups / num_groups_to_merge / split_image: GEMM knobs direct_wgmma does "
-                "not have");
-        cull_if(!c_.pad_m || !c_.pad_n || !c_.pad_k,
-                "pad_m/n/k false: direct_wgmma always guards its tails");
+        gemm_knobs_absent(Rule::DirectWgmma, "direct_wgmma", "");
         cull_if(c_.split_k != 1 || c_.split_k_mode != SplitKMode::None,
                 "split_k: direct_wgmma has no split-K");
         cull_if(c_.block_per_cu != 1,
