@@ -133,6 +133,23 @@ GCONV_DEVICE void load_band(const ConvParams& p, u32 dst, const Item& it, int ba
     }
 }
 
+// Bytes of one tap's filter slice: C / 8 chunks of tile_n 16-byte rows.
+template <class S> constexpr u32 kTapBytes = S::CHUNKS* S::TN * 16;
+
+// One tap of a row: C / 16 k16 steps x tile_n / 64 m64 blocks, A from the tap's filter slice,
+// B from the band row and column the tap reads (b_row), not waited for.
+template <class S>
+GCONV_DEVICE void issue_tap(float (*acc)[S::ACC], u32 a_tap, u32 b_row, u32 a_lbo, u32 b_lbo) {
+#pragma unroll
+    for (int kk = 0; kk < S::CIN / 16; ++kk) {
+        const u64 db = descriptor(b_row + 2 * kk * b_lbo, b_lbo, 128);
+#pragma unroll
+        for (int mb = 0; mb < S::MB; ++mb)
+            wgmma_m64k16<S::NPIX, S::IS_HALF, false>(
+                acc[mb], descriptor(a_tap + (2 * kk * S::TN + mb * 64) * 16, a_lbo, 128), db);
+    }
+}
+
 // Two fp32 sums as the 16-bit pair of one 32-bit register, the first in the low half.
 template <class T> GCONV_DEVICE u32 pack2(float lo, float hi) {
     return static_cast<u32>(from_float<T>(lo).bits) |
@@ -240,28 +257,33 @@ template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
             for (int mb = 0; mb < S::MB; ++mb)
 #pragma unroll
                 for (int e = 0; e < S::ACC; ++e) acc[mb][e] = 0.f; // the wgmmas accumulate
-                    // One tap per iteration, each behind its own wgmma.fence (the accumulators
-                    // cross the loop's back edge): unrolled, the remainder's join made ptxas
-                    // serialize them.
-#pragma unroll 1
-            for (int tap = 0; tap < taps; ++tap) {
+            const u32 b_first = band + rr * p.stride_h * row_bytes;
+            const u32 b_dy = p.dilation_h * row_bytes, b_dx = p.dilation_w * 16;
+            // Each path closes its own wgmma group: a join inside the group made ptxas
+            // serialize the wgmmas (accumulators moved between them).
+            if (p.Y == 3 && p.X == 3) {
+                // The common filter with its taps known: every wgmma of the row back to back.
                 mma_fence();
-                const int dy = tap / p.X, dx = tap - dy * p.X;
-                const u32 b_row = band + (rr * p.stride_h + dy * p.dilation_h) * row_bytes +
-                                  dx * p.dilation_w * 16;
-                const u32 a_tap = filter + tap * (S::CHUNKS * S::TN * 16);
 #pragma unroll
-                for (int kk = 0; kk < S::CIN / 16; ++kk) {
-                    const u64 db = descriptor(b_row + 2 * kk * b_lbo, b_lbo, 128);
-#pragma unroll
-                    for (int mb = 0; mb < S::MB; ++mb)
-                        wgmma_m64k16<S::NPIX, S::IS_HALF, false>(
-                            acc[mb],
-                            descriptor(a_tap + (2 * kk * S::TN + mb * 64) * 16, a_lbo, 128), db);
+                for (int tap = 0; tap < 9; ++tap)
+                    issue_tap<S>(acc, filter + tap * kTapBytes<S>,
+                                 b_first + (tap / 3) * b_dy + (tap % 3) * b_dx, a_lbo, b_lbo);
+                mma_commit();
+                mma_wait<0>();
+            } else {
+                // Any filter: one tap per iteration, each behind its own wgmma.fence (the
+                // accumulators cross the loop's back edge); unrolled, the remainder's join made
+                // ptxas serialize them.
+#pragma unroll 1
+                for (int tap = 0; tap < taps; ++tap) {
+                    const int dy = tap / p.X, dx = tap - dy * p.X;
+                    mma_fence();
+                    issue_tap<S>(acc, filter + tap * kTapBytes<S>, b_first + dy * b_dy + dx * b_dx,
+                                 a_lbo, b_lbo);
                 }
+                mma_commit();
+                mma_wait<0>();
             }
-            mma_commit();
-            mma_wait<0>();
             T* orow = out + ((static_cast<i64>(it.n) * p.Ho + it.r0 + rr) * p.Wo + it.x0) * p.K +
                       it.kb * S::TN;
 #pragma unroll
