@@ -139,6 +139,15 @@ GCONV_DEVICE u32 shared_address(const void* p) {
 }
 #endif
 
+#if defined(GCONV_NV) && !defined(GCONV_EMU)
+// cp.async of 16 bytes to a shared-memory address (kernels that address shared memory as 32-bit
+// offsets: descriptors, stmatrix), zero-filled when !valid.
+GCONV_DEVICE void copy_async_16(u32 smem_addr, const void* gmem, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr), "l"(gmem),
+                 "r"(valid ? 16 : 0));
+}
+#endif
+
 // Asynchronous global -> shared copy of BYTES (2, 4, 8 or 16), zero-filled when !valid.
 // NVIDIA: cp.async (the src-size operand 0 reads nothing and writes zeros); 2-byte copies
 // and AMD (gfx90a has no general async LDS copy) fall back to a plain load + store, which
@@ -151,8 +160,7 @@ template <int BYTES> GCONV_DEVICE void copy_async(void* smem, const void* gmem, 
     }
 #elif defined(GCONV_NV)
     if constexpr (BYTES == 16) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(smem)),
-                     "l"(gmem), "r"(valid ? 16 : 0));
+        copy_async_16(shared_address(smem), gmem, valid);
         return;
     } else if constexpr (BYTES == 8 || BYTES == 4) {
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(shared_address(smem)),

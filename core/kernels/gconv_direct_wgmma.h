@@ -106,10 +106,7 @@ template <class S> GCONV_DEVICE void load_filter(const ConvParams& p, u32 dst, i
     for (int v = threadIdx.x; v < count; v += S::THREADS) {
         const int ch = v % S::CHUNKS, tap = (v / S::CHUNKS) % taps, k = v / (S::CHUNKS * taps);
         const T* src = wei + ((static_cast<i64>(kb) * S::TN + k) * taps + tap) * S::CIN + ch * 8;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                         dst + ((tap * S::CHUNKS + ch) * S::TN + k) * 16),
-                     "l"(src)
-                     : "memory");
+        arch::copy_async_16(dst + ((tap * S::CHUNKS + ch) * S::TN + k) * 16, src, true);
     }
 }
 
@@ -126,10 +123,7 @@ GCONV_DEVICE void load_band(const ConvParams& p, u32 dst, const Item& it, int ba
         const bool ok = ih >= 0 && ih < p.Hi && iw >= 0 && iw < p.Wi;
         const T* src =
             ok ? in + ((static_cast<i64>(it.n) * p.Hi + ih) * p.Wi + iw) * S::CIN + ch * 8 : in;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                         dst + ((row * S::CHUNKS + ch) * cols + col) * 16),
-                     "l"(src), "r"(ok ? 16 : 0)
-                     : "memory");
+        arch::copy_async_16(dst + ((row * S::CHUNKS + ch) * cols + col) * 16, src, ok);
     }
 }
 
