@@ -111,37 +111,43 @@ template <class S> GCONV_DEVICE void load_filter(const ConvParams& p, u32 dst, i
 }
 
 // The band of item `it` as B: band_rows input rows x cols columns, zeros outside the image.
+// Row by row, so that a thread's vector u of a row is column u / CHUNKS, chunk u % CHUNKS (a
+// division by a constant) and its source is the row's first vector + u: no division by the
+// run-time column count per vector.
 template <class S>
 GCONV_DEVICE void load_band(const ConvParams& p, u32 dst, const Item& it, int band_rows, int cols) {
     typedef typename S::T T;
     const T* in = static_cast<const T*>(p.in);
-    const int count = band_rows * cols * S::CHUNKS;
     const int ih0 = it.r0 * p.stride_h - p.pad_h, iw0 = it.x0 - p.pad_w;
-    for (int v = threadIdx.x; v < count; v += S::THREADS) {
-        const int ch = v % S::CHUNKS, col = (v / S::CHUNKS) % cols, row = v / (S::CHUNKS * cols);
-        const int ih = ih0 + row, iw = iw0 + col;
-        const bool ok = ih >= 0 && ih < p.Hi && iw >= 0 && iw < p.Wi;
-        const T* src =
-            ok ? in + ((static_cast<i64>(it.n) * p.Hi + ih) * p.Wi + iw) * S::CIN + ch * 8 : in;
-        arch::copy_async_16(dst + ((row * S::CHUNKS + ch) * cols + col) * 16, src, ok);
+    const int units = cols * S::CHUNKS;
+    for (int row = 0; row < band_rows; ++row, dst += static_cast<u32>(units) * 16) {
+        const int ih = ih0 + row;
+        const bool row_ok = ih >= 0 && ih < p.Hi;
+        const T* first = in + ((static_cast<i64>(it.n) * p.Hi + ih) * p.Wi + iw0) * S::CIN;
+        for (int u = threadIdx.x; u < units; u += S::THREADS) {
+            const int col = u / S::CHUNKS, ch = u - col * S::CHUNKS, iw = iw0 + col;
+            const bool ok = row_ok && iw >= 0 && iw < p.Wi;
+            arch::copy_async_16(dst + (ch * cols + col) * 16, ok ? first + u * 8 : in, ok);
+        }
     }
 }
 
 // Bytes of one tap's filter slice: C / 8 chunks of tile_n 16-byte rows.
 template <class S> constexpr u32 kTapBytes = S::CHUNKS* S::TN * 16;
 
-// One tap of a row: C / 16 k16 steps x tile_n / 64 m64 blocks, A from the tap's filter slice,
-// B from the band row and column the tap reads (b_row), not waited for.
+// One tap of a row: C / 16 k16 steps x tile_n / 64 m64 blocks, A from the tap's filter slice
+// (descriptor a_tap), B from the band row and column the tap reads (descriptor b_tap), not
+// waited for. A descriptor's start address is its low field in 16-byte units and no shared
+// address reaches 2^18, so a start `delta` bytes on is the descriptor + delta / 16: the row's
+// two descriptors are built once and every wgmma's are additions.
 template <class S>
-GCONV_DEVICE void issue_tap(float (*acc)[S::ACC], u32 a_tap, u32 b_row, u32 a_lbo, u32 b_lbo) {
+GCONV_DEVICE void issue_tap(float (*acc)[S::ACC], u64 a_tap, u64 b_tap, u32 b_lbo16) {
 #pragma unroll
-    for (int kk = 0; kk < S::CIN / 16; ++kk) {
-        const u64 db = descriptor(b_row + 2 * kk * b_lbo, b_lbo, 128);
+    for (int kk = 0; kk < S::CIN / 16; ++kk)
 #pragma unroll
         for (int mb = 0; mb < S::MB; ++mb)
-            wgmma_m64k16<S::NPIX, S::IS_HALF, false>(
-                acc[mb], descriptor(a_tap + (2 * kk * S::TN + mb * 64) * 16, a_lbo, 128), db);
-    }
+            wgmma_m64k16<S::NPIX, S::IS_HALF, false>(acc[mb], a_tap + 2 * kk * S::TN + mb * 64,
+                                                     b_tap + 2 * kk * b_lbo16);
 }
 
 // Two fp32 sums as the 16-bit pair of one 32-bit register, the first in the low half.
@@ -222,7 +228,8 @@ template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
     T* stage =
         reinterpret_cast<T*>(gconv_dynamic_smem + (stage_at - smem)) + wg * (S::STAGE_BYTES / 2);
     T* out = static_cast<T*>(p.out);
-    const u32 a_lbo = S::TN * 16, b_lbo = row_bytes / S::CHUNKS;
+    const u32 b_lbo = row_bytes / S::CHUNKS, b_lbo16 = b_lbo / 16;
+    const u64 a_desc = descriptor(filter, S::TN * 16, 128);
 
     int staged_kb = -1, b = blockIdx.x;
     if (b < walk.total) load_band<S>(p, bands_at, walk.at(b), band_rows, cols);
@@ -251,8 +258,9 @@ template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
             for (int mb = 0; mb < S::MB; ++mb)
 #pragma unroll
                 for (int e = 0; e < S::ACC; ++e) acc[mb][e] = 0.f; // the wgmmas accumulate
-            const u32 b_first = band + rr * p.stride_h * row_bytes;
-            const u32 b_dy = p.dilation_h * row_bytes, b_dx = p.dilation_w * 16;
+            // In 16-byte units, as descriptor starts move.
+            const u64 b_desc = descriptor(band + rr * p.stride_h * row_bytes, b_lbo, 128);
+            const u32 b_dy = p.dilation_h * row_bytes / 16, b_dx = p.dilation_w;
             // Each path closes its own wgmma group: a join inside the group made ptxas
             // serialize the wgmmas (accumulators moved between them).
             if (p.Y == 3 && p.X == 3) {
@@ -260,8 +268,8 @@ template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
                 mma_fence();
 #pragma unroll
                 for (int tap = 0; tap < 9; ++tap)
-                    issue_tap<S>(acc, filter + tap * kTapBytes<S>,
-                                 b_first + (tap / 3) * b_dy + (tap % 3) * b_dx, a_lbo, b_lbo);
+                    issue_tap<S>(acc, a_desc + tap * (kTapBytes<S> / 16),
+                                 b_desc + (tap / 3) * b_dy + (tap % 3) * b_dx, b_lbo16);
                 mma_commit();
                 mma_wait<0>();
             } else {
@@ -272,8 +280,8 @@ template <class Cfg> GCONV_DEVICE void forward(const ConvParams& p) {
                 for (int tap = 0; tap < taps; ++tap) {
                     const int dy = tap / p.X, dx = tap - dy * p.X;
                     mma_fence();
-                    issue_tap<S>(acc, filter + tap * kTapBytes<S>, b_first + dy * b_dy + dx * b_dx,
-                                 a_lbo, b_lbo);
+                    issue_tap<S>(acc, a_desc + tap * (kTapBytes<S> / 16),
+                                 b_desc + dy * b_dy + dx * b_dx, b_lbo16);
                 }
                 mma_commit();
                 mma_wait<0>();
