@@ -6,13 +6,14 @@
 #   wgmma_bwd_data, wgmma_bwd_weight   the same for the backward wgmma pools (GCONV_VARIANT)
 #   sample     a sample of every other pool (GCONV_SAMPLE_KERNELS kernels each, default 48, of
 #              those GCONV_SAMPLE_FILTER keeps) verified on its test_validation sets
-#   classes    every bf16 pool of a direction on its baseline shapes (GCONV_CLASSES, default all
-#              six: forward_2d ... bwd_weight_3d) with cuDNN in the same run, then
-#              `report.py --classes` over all of them (best of all pools; GCONV_CLASS_POOLS, a
-#              bash regex, keeps the pools whose config name matches it). All six take longer
-#              than one call: the three 3D sets ran in 192 s, bwd_weight_2d alone past 200 s
-#              (H200, session 15), so split them over calls with GCONV_CLASSES and
-#              GCONV_LIMIT_CLASSES; GCONV_CLASS_PROBLEMS=test_validation runs the sets'
+#   classes    every shipped bf16 pool of a direction (direction_pools) on its baseline shapes
+#              (GCONV_CLASSES, default all six: forward_2d ... bwd_weight_3d) with cuDNN in the
+#              same run, then `report.py --classes` over all of them, also over what ran when the
+#              part's limit stops it (best of all pools; GCONV_CLASS_POOLS, a bash regex, keeps
+#              the pools whose config name matches it). All six take longer than one call:
+#              bwd_data_2d and bwd_weight_2d's first three pools took 470 s (H100, session 37),
+#              so split them over calls with GCONV_CLASSES and GCONV_LIMIT_CLASSES;
+#              GCONV_CLASS_PROBLEMS=test_validation runs the sets'
 #              problems/<set>_test_validation.json instead of the baseline shapes
 #   mma_verify scripts/device/verify_direct_mma.sh with GCONV_VERIFY_ONLY=1 for every direction,
 #              2D and 3D (every direct_mma pool on its test_validation set and extra shapes)
@@ -135,24 +136,28 @@ class_problems() {
   fi
 }
 
+# Every shipped pool of the set's direction (direction_pools, the list the holdout times) on its
+# shapes, a 3D-only pool left out of 2D sets (a 2D kernel also runs the 3D problems that are 2D
+# problems, so 3D sets take every pool).
 classes() {
-  local set v d cfg pools
+  local set v d cfg
   for set in ${GCONV_CLASSES:-forward_2d forward_3d bwd_data_2d bwd_data_3d bwd_weight_2d bwd_weight_3d}; do
     v=${set%_*}; d=${set##*_}
-    case $v in
-      forward) pools="forward_bf16 forward_bf16_wgmma forward_bf16_persistent_wgmma forward_bf16_persistent_cshuffle_wgmma forward_bf16_pingpong_wgmma forward_bf16_k32_wgmma forward_bf16_direct_mma forward_direct forward_direct_staged forward_direct_tc"; [ $d = 3d ] && pools="forward_bf16_3d forward_bf16_wgmma forward_bf16_k32_wgmma forward_bf16_3d_splitk_wgmma forward_direct forward_bf16_3d_direct_mma" ;;
-      bwd_data) pools="bwd_data bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_k32_wgmma bwd_data_direct bwd_data_direct_mma bwd_data_direct_staged bwd_data_direct_tc"; [ $d = 3d ] && pools="bwd_data_3d bwd_data_wgmma bwd_data_persistent_wgmma bwd_data_k32_wgmma bwd_data_direct bwd_data_3d_direct_mma" ;;
-      bwd_weight) pools="bwd_weight bwd_weight_wgmma bwd_weight_direct bwd_weight_direct_mma bwd_weight_direct_tc"; [ $d = 3d ] && pools="bwd_weight_3d bwd_weight_wgmma bwd_weight_direct bwd_weight_3d_direct_mma" ;;
-      *) pools="$v ${v}_direct ${v}_direct_mma"; [ $d = 3d ] && pools="${v}_3d ${v}_direct" ;;
-    esac
-    for cfg in $pools; do
+    for cfg in $(direction_pools "$v"); do
       [ -f configs/$cfg.json ] || continue
       [[ $cfg =~ ${GCONV_CLASS_POOLS:-.} ]] || continue
+      [ "$d" = 2d ] && ! pool_has_ndim "configs/$cfg.json" 2 && continue
       $bench --variant $v --arch auto --progress none --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 100 \
         --baseline cudnn --config configs/$cfg.json --problems-file "$(class_problems $set)" \
         --output "$1/base_${set}_$cfg.csv" 2>&1 | tail -1
     done
   done
+}
+
+# The class report over whatever classes finished (run after its limit, so a stopped part still
+# reports the pools that ran).
+classes_report() {
+  ls "$1"/base_*.csv > /dev/null 2>&1 || { echo "classes: no runs"; return 1; }
   python3 bench/report.py --classes --shapes --markdown "$1"/base_*.csv | tee "$1/classes.md"
   python3 bench/report.py --best "$1"/base_*.csv > "$1/best.md"
 }
@@ -477,7 +482,8 @@ for part in "${parts[@]}"; do
     dwg) export -f dwg pools_with_cudnn direction_pools; export bench; timeout "$(limit $part 420)" bash -c "dwg '$out/$part'" ;;
     proto) export -f proto pools_with_cudnn layer_problems; export bench; timeout "$(limit $part 200)" bash -c "proto '$out/$part'" ;;
     hold) export -f hold_compare direction_pools; export bench; timeout "$(limit $part 300)" bash -c "hold_compare '$out/$part'" ;;
-    classes) export -f classes class_problems; export bench; timeout "$(limit $part 240)" bash -c "classes '$out/$part'" ;;
+    classes) export -f classes class_problems direction_pools pool_has_ndim; export bench
+      timeout "$(limit $part 240)" bash -c "classes '$out/$part'"; classes_report "$out/$part" ;;
     mma_verify)
       for d in 2d 3d; do for v in forward bwd_data bwd_weight; do
         OUT="$out/$part" GCONV_VERIFY_ONLY=1 GCONV_DIMS=$d GCONV_VARIANT=$v \

@@ -29,6 +29,13 @@ direction_pools() {
   esac
 }
 
+# pool_has_ndim CONFIG.json NDIM: whether the trait config's ndim_spatial (default 2) holds NDIM.
+pool_has_ndim() {
+  python3 -c 'import json, sys
+v = json.load(open(sys.argv[1])).get("trait_config", {}).get("ndim_spatial", {}).get("values", [2])
+sys.exit(0 if int(sys.argv[2]) in v else 1)' "$1" "$2"
+}
+
 # class_shapes SET.json dw|grouped OUT.json: the set's depthwise shapes, or its grouped shapes with
 # C/G <= 32 (not depthwise).
 class_shapes() {
