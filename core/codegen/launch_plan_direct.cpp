@@ -49,9 +49,10 @@ bool direct_weight_strip_fits(const KernelConfig& c, int filter) {
 int direct_filter(const KernelConfig& c, const Problem& p) {
     if (p.c_per_group() != 1 || p.k_per_group() != 1) return 0;
     if (p.X != p.Y || p.dilation_h != 1 || p.dilation_w != 1) return 0;
-    // The tensor-core entries take stride 1 or 2 along both (their `_s2` entries); every other
-    // K x K entry stride 1.
-    if (p.stride_h != p.stride_w || p.stride_w > (is_direct_tc(c) ? 2 : 1)) return 0;
+    // The tensor-core entries and the staged forward ones take stride 1 or 2 along both (their
+    // `_s2` entries); every other K x K entry stride 1.
+    const bool s2 = is_direct_tc(c) || (is_direct_staged(c) && c.variant == Variant::Forward);
+    if (p.stride_h != p.stride_w || p.stride_w > (s2 ? 2 : 1)) return 0;
     // bwd_data turns into a forward walk over dOut only with stride 1 along D as well.
     if (c.variant == Variant::BwdData && p.stride_d != 1) return 0;
     for (int k : k_direct_filters)
@@ -113,8 +114,9 @@ DirectStagedGeometry direct_staged_geometry(const KernelConfig& c, const Problem
     g.rows = runs * c.tile_k;
     g.bands = ceil_div(dH, g.rows);
     g.tiles = p.N * g.bands * g.col_tiles;
-    g.in_rows = g.rows + p.Y - 1;
-    g.in_cols = g.cols + p.X - 1;
+    const int64_t stride = bwd ? 1 : p.stride_w; // the staged entries' stride (1 or 2)
+    g.in_rows = (g.rows - 1) * stride + p.Y;
+    g.in_cols = (g.cols - 1) * stride + p.X;
     return g;
 }
 
@@ -325,7 +327,8 @@ SupportCheck check_direct(const KernelConfig& c, const Problem& p, int warp_size
     if (is_direct_staged(c)) {
         if (direct_filter(c, p) == 0)
             r.fail("double_smem_buffer: the staged entries run depthwise 3x3, 5x5 and 7x7 filters "
-                   "with stride 1 and dilation 1 along H and W (this problem: C/G ",
+                   "with dilation 1 and stride 1 along H and W (forward also 2) (this problem: "
+                   "C/G ",
                    cpg, ", K/G ", kpg, ", filter ", p.Y, "x", p.X, ", stride ", p.stride_h, "x",
                    p.stride_w, ", dilation ", p.dilation_h, "x", p.dilation_w, ")");
         else if (direct_shared_bytes(c, p, warp_size) > k_direct_staged_max_shared)

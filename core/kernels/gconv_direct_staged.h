@@ -1,7 +1,8 @@
 #pragma once
 // Staged K x K entries of the direct pipeline (`direct` with double_smem_buffer): depthwise 2D,
-// K = 3, 5, 7, stride and dilation 1 along H and W; forward, and bwd_data as the forward walk
-// over dOut with the filter rotated by 180 degrees (gconv_direct.h says why that is exact).
+// K = 3, 5, 7, dilation 1 along H and W; forward with stride 1 or 2 along both (the stride-2
+// entries `gconv_direct_k<K>_s2`), and bwd_data with stride 1 as the forward walk over dOut with
+// the filter rotated by 180 degrees (gconv_direct.h says why that is exact).
 //
 // The register windows of sliding_rows keep only one row per thread in flight, and their
 // registers cap occupancy, so the memory-bound 3x3 shapes stall on L1TEX at about 35-40% of copy
@@ -10,18 +11,20 @@
 // lands while tile t is computed), and the threads compute from shared memory, so the bytes in
 // flight no longer cost registers.
 //
-// Block tile: tile_n channels x `cols` output columns x `rows` output rows of one image. A thread
+// Block tile: tile_n channels x `cols` output columns x `rows` output rows of one image, whose
+// (rows - 1) x STRIDE + K input rows of (cols - 1) x STRIDE + K columns are staged. A thread
 // owns one channel vector (VEC channels, lane cl) and walks items (a column and a run of kTileK
-// rows): it reads kTileK + K - 1 staged rows of K vectors once each and feeds every tap of every
-// row of the run from them (a sliding window down the column). Consecutive lanes of a warp take
-// consecutive columns, so a warp's shared-memory reads and global stores are contiguous.
+// rows): it reads the (kTileK - 1) x STRIDE + K staged rows under the run, K vectors of each,
+// once, and feeds every tap of every row of the run from them (a sliding window down the
+// column; with stride 2 each input row serves at most two output rows). Consecutive lanes of a warp
+// take consecutive columns, so a warp's shared-memory reads and global stores are contiguous.
 // Geometry (codegen/direct_plan.cpp direct_staged_geometry() is the same formula):
 //   cols = min(dW, kStagedMaxCols); rows = kTileK x clamp(ROWS x pixel lanes / cols, 1,
 //   ceil(dH / kTileK)); tiles = N x ceil(dH / rows) x ceil(dW / cols), column tile fastest.
 // Grid: x = ceil(tiles / kStagedWalk) pixel blocks (a block walks kStagedWalk consecutive tiles)
 // x ceil(C / tile_n) channel blocks, the channel block fastest (gconv_direct.h), y = 1. Dynamic
-// shared memory: the fp32 filter slice (K*K x tile_n, rounded to 16 bytes) and two buffers of (rows
-// + K - 1) x (cols + K - 1) x tile_n elements (each rounded to 16 bytes).
+// shared memory: the fp32 filter slice (K*K x tile_n, rounded to 16 bytes) and two buffers of
+// in_rows x in_cols x tile_n elements (each rounded to 16 bytes).
 #include "gconv_direct.h"
 
 namespace gconv {
@@ -34,7 +37,8 @@ struct StagedGeometry {
     int in_rows, in_cols;
 };
 
-template <class Cfg, int KS> GCONV_DEVICE StagedGeometry staged_geometry(int N, int dH, int dW) {
+template <class Cfg, int KS, int STRIDE>
+GCONV_DEVICE StagedGeometry staged_geometry(int N, int dH, int dW) {
     typedef Shape<Cfg> S;
     StagedGeometry g;
     g.cols = dW < Cfg::kStagedMaxCols ? dW : Cfg::kStagedMaxCols;
@@ -45,8 +49,8 @@ template <class Cfg, int KS> GCONV_DEVICE StagedGeometry staged_geometry(int N, 
     g.rows = runs * S::PIX;
     g.bands = (dH + g.rows - 1) / g.rows;
     g.tiles = N * g.bands * g.col_tiles;
-    g.in_rows = g.rows + KS - 1;
-    g.in_cols = g.cols + KS - 1;
+    g.in_rows = (g.rows - 1) * STRIDE + KS;
+    g.in_cols = (g.cols - 1) * STRIDE + KS;
     return g;
 }
 
@@ -61,11 +65,13 @@ template <class Cfg, int KS> struct StagedWeightsInRegisters {
     static constexpr bool value = KS * KS * Cfg::kVec <= Cfg::kStagedRegisterWeights;
 };
 
-template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvParams& p) {
+template <class Cfg, int KS, bool BWD, int STRIDE>
+GCONV_DEVICE void staged_rows(const ConvParams& p) {
+    static_assert(STRIDE == 1 || (STRIDE == 2 && !BWD), "stride 2: forward only");
     typedef Shape<Cfg> S;
     typedef typename S::T T;
     constexpr int VEC = S::VEC, RUN = S::PIX, TN = S::TN, CL = S::CL, PL = S::PL;
-    constexpr int TAPS = KS * KS, IN_RUN = RUN + KS - 1;
+    constexpr int TAPS = KS * KS, IN_RUN = (RUN - 1) * STRIDE + KS;
     constexpr int BYTES = VEC * static_cast<int>(sizeof(T));
     constexpr bool WREG = StagedWeightsInRegisters<Cfg, KS>::value;
 
@@ -78,7 +84,7 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
     const T* src = static_cast<const T*>(BWD ? p.out : p.in);
     T* dst = static_cast<T*>(BWD ? const_cast<void*>(p.in) : p.out);
 
-    const StagedGeometry g = staged_geometry<Cfg, KS>(p.N, dH, dW);
+    const StagedGeometry g = staged_geometry<Cfg, KS, STRIDE>(p.N, dH, dW);
     const int filter_bytes = round16(TAPS * TN * 4);
     const int buffer_elems = round16(g.in_rows * g.in_cols * TN * static_cast<int>(sizeof(T))) /
                              static_cast<int>(sizeof(T));
@@ -115,8 +121,8 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
     const int cl = tid % CL, pl = tid / CL;
     const int ch = ch0 + cl * VEC;
     auto copy_tile = [&](const Tile& tile, T* buf) {
-        const int cols_in = tile.width + KS - 1;
-        const int hi0 = tile.h0 - pad_h, wi0 = tile.c0 - pad_w;
+        const int cols_in = (tile.width - 1) * STRIDE + KS;
+        const int hi0 = tile.h0 * STRIDE - pad_h, wi0 = tile.c0 * STRIDE - pad_w;
         const int step_q = STEP / cols_in, step_x = STEP - step_q * cols_in;
         int q = pl / cols_in, x = pl - q * cols_in;
         while (q < g.in_rows) {
@@ -165,13 +171,14 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
         if (ch < p.C) {
 #pragma unroll 1
             while (run < runs) {
-                const T* base = buf + (run * RUN * g.in_cols + col) * TN + cl * VEC;
+                const T* base =
+                    buf + (run * RUN * STRIDE * g.in_cols + col * STRIDE) * TN + cl * VEC;
                 float acc[RUN][VEC];
 #pragma unroll
                 for (int o = 0; o < RUN; ++o)
 #pragma unroll
                     for (int j = 0; j < VEC; ++j) acc[o][j] = 0.0f;
-                // Staged row r of the run feeds output row o at filter row r - o.
+                // Staged row r of the run feeds output row o at filter row r - o x STRIDE.
                 auto feed_row = [&](int r) {
                     float win[KS][VEC];
 #pragma unroll
@@ -180,7 +187,7 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
                                                         base + (r * g.in_cols + kx) * TN));
 #pragma unroll
                     for (int o = 0; o < RUN; ++o) {
-                        const int ky = r - o;
+                        const int ky = r - o * STRIDE;
                         if (ky < 0 || ky >= KS) continue;
 #pragma unroll
                         for (int kx = 0; kx < KS; ++kx) {
@@ -225,11 +232,11 @@ template <class Cfg, int KS, bool BWD> GCONV_DEVICE void staged_rows(const ConvP
     }
 }
 
-template <class Cfg, int KS> GCONV_DEVICE void staged_forward(const ConvParams& p) {
-    staged_rows<Cfg, KS, false>(p);
+template <class Cfg, int KS, int STRIDE = 1> GCONV_DEVICE void staged_forward(const ConvParams& p) {
+    staged_rows<Cfg, KS, false, STRIDE>(p);
 }
 template <class Cfg, int KS> GCONV_DEVICE void staged_bwd_data(const ConvParams& p) {
-    staged_rows<Cfg, KS, true>(p);
+    staged_rows<Cfg, KS, true, 1>(p);
 }
 
 } // namespace direct

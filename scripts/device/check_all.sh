@@ -36,6 +36,11 @@
 #              verified, then timed with it and the channel-padded copies
 #              (bench/configs/forward_cpad_explore.json) with cuDNN beside configs/forward_bf16_narrow.json on
 #              GCONV_NARROW_SET (default bench/baselines/narrow_probe.json), the per-shape best
+#   dws2       the staged entries' stride-2 walk: bench/configs/forward_direct_staged_s2_explore.json
+#              and configs/forward_direct_staged.json verified on tests/emu/depthwise_stride2.json
+#              and scripts/device/depthwise_stride2_problems.json, then timed with cuDNN beside the
+#              shipped direct pools on GCONV_DWS2_SET (default bench/baselines/dw_s2_probe.json:
+#              the holdout's 17 stride-2 depthwise shapes), the per-shape best and winners.txt
 #   dwx        bench/configs/forward_direct_explore.json and forward_staged_n8_explore.json beside the shipped direct pools with
 #              cuDNN on GCONV_DWX_SET (default bench/baselines/dw_tail_probe.json), per-shape best
 #   n48        the GEMM tiles whose N is not a power of two (bench/configs/forward_n48_explore.json)
@@ -259,6 +264,20 @@ dwx() {
     configs/forward_direct_staged.json configs/forward_direct_tc.json
 }
 
+dws2() {
+  local pool
+  for pool in bench/configs/forward_direct_staged_s2_explore.json configs/forward_direct_staged.json; do
+    $bench --variant forward --arch auto --progress none --batch-size 400 --warmup 1 --repeat 2 \
+      --config "$pool" --problems-file tests/emu/depthwise_stride2.json \
+      --problems-file scripts/device/depthwise_stride2_problems.json \
+      --output "$1/verify_$(basename "$pool" .json).csv" 2>&1 | tail -1
+  done
+  python3 bench/report.py "$1"/verify_*.csv | tail -4
+  pools_with_cudnn "$1" dws2 "${GCONV_DWS2_SET:-bench/baselines/dw_s2_probe.json}" -- \
+    bench/configs/forward_direct_staged_s2_explore.json configs/forward_direct_staged.json \
+    configs/forward_direct.json configs/forward_direct_tc.json bench/configs/forward_direct_explore.json
+}
+
 # The GEMM tiles whose N is not a power of two (bench/configs/forward_n48_explore.json) verified,
 # then timed with cuDNN on GCONV_N48_SET, the per-shape best and winners.txt.
 # verify_2d DIR CONFIG: a forward 2D exploration config verified on forward_2d_test_validation.
@@ -468,6 +487,7 @@ for part in "${parts[@]}"; do
     sample) export -f sample; export bench; timeout "$(limit $part 150)" bash -c "sample '$out/$part'" ;;
     fsplit) export -f fsplit; export bench; timeout "$(limit $part 200)" bash -c "fsplit '$out/$part'" ;;
     dwx) export -f dwx pools_with_cudnn; export bench; timeout "$(limit $part 200)" bash -c "dwx '$out/$part'" ;;
+    dws2) export -f dws2 pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "dws2 '$out/$part'" ;;
     narrow) export -f narrow pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "narrow '$out/$part'" ;;
     n48) export -f n48 verify_2d pools_with_cudnn; export bench; timeout "$(limit $part 240)" bash -c "n48 '$out/$part'" ;;
     cluster) export -f cluster explore_wgmma pools_with_cudnn; export bench; timeout "$(limit $part 300)" bash -c "cluster '$out/$part'" ;;

@@ -70,16 +70,23 @@ private slots:
 
     void takes_depthwise_k_by_k_stride_1_and_refuses_the_rest_with_a_reason() {
         for (int f : {3, 5, 7}) {
-            const Problem p = depthwise(2, 64, 14, 14, f, f / 2);
+            Problem p = depthwise(2, 64, 14, 14, f, f / 2);
             for (Variant v : {Variant::Forward, Variant::BwdData}) {
                 const SupportCheck s = is_supported(staged(v), p);
                 QVERIFY2(s.ok, s.reason.c_str());
                 QCOMPARE(direct_entry_name(staged(v), p), direct_filter_entry_name(f));
             }
+            // Stride 2 along H and W: forward through its `_s2` entries; bwd_data refuses it.
+            p.stride_h = p.stride_w = 2;
+            const SupportCheck s2 = is_supported(staged(), p);
+            QVERIFY2(s2.ok, s2.reason.c_str());
+            QCOMPARE(direct_entry_name(staged(), p), direct_filter_entry_name(f, 2));
+            test::expect_refused(staged(Variant::BwdData), p, "stride");
         }
         test::expect_refusals(
             staged(), depthwise(2, 64, 14, 14, 3, 1),
-            {{"stride", [](Problem& p) { p.stride_h = p.stride_w = 2; }},
+            {{"stride", [](Problem& p) { p.stride_h = p.stride_w = 3; }},
+             {"stride", [](Problem& p) { p.stride_w = 2; }},
              {"dilation",
               [](Problem& p) { p.dilation_h = p.dilation_w = 2, p.pad_h = p.pad_w = 2; }},
              {"filter", [](Problem& p) { p.X = 1, p.pad_w = 0; }},
@@ -123,6 +130,29 @@ private slots:
         QCOMPARE(direct_staged_geometry(staged(), wide).bands, int64_t{2}); // Ho = 8
     }
 
+    // Stride 2 stages (rows - 1) x 2 + K input rows of (cols - 1) x 2 + K columns: mbv2's
+    // features.7.dw (48 x 192 x 32 x 32, 3x3, pad 1 -> 16 x 16) with 4 warps of 16 channels
+    // (2 channel lanes x 64 pixel lanes): 64 / 16 = 4 runs of 4 rows, one band of 16 rows.
+    void stride_2_geometry_and_shared_memory() {
+        Problem p = depthwise(48, 192, 32, 32, 3, 1);
+        p.stride_h = p.stride_w = 2;
+        KernelConfig k = staged();
+        k.wave_m = 4, k.tile_n = 16, k.tile_k = 4, k.tile_m = 64 * 4;
+        const DirectStagedGeometry g = direct_staged_geometry(k, p);
+        QCOMPARE(g.cols, int64_t{16});
+        QCOMPARE(g.rows, int64_t{16});
+        QCOMPARE(g.bands, int64_t{1});
+        QCOMPARE(g.tiles, int64_t{48});
+        QCOMPARE(g.in_rows, int64_t{33});
+        QCOMPARE(g.in_cols, int64_t{33});
+        const LaunchPlan plan = plan_launch(k, p);
+        QCOMPARE(plan.grid_x, 48u / 2 * 12);
+        // fp32 filter 9 x 16 x 4 = 576; two tiles of 33 x 33 x 16 bf16 = 34848 bytes.
+        QCOMPARE(plan.shared_bytes, std::size_t{576 + 2 * 34848});
+        // Four times the input of a stride-1 tile: 8 warps of 32 channels are over the limit.
+        test::expect_refused(staged(), p, "shared memory");
+    }
+
     // Every destination pixel lies in exactly one tile of the grid: bands x column tiles x
     // images of the geometry cover H x W x N, the blocks cover the tiles, the channel blocks C.
     void tiles_cover_every_destination_pixel() {
@@ -163,9 +193,13 @@ private slots:
         for (Variant v : {Variant::Forward, Variant::BwdData}) {
             const std::string src = generate_kernel_source(staged(v));
             QVERIFY(src.find("#include \"gconv_direct_staged.h\"") != std::string::npos);
-            for (int f : k_direct_filters)
+            for (int f : k_direct_filters) {
                 QVERIFY2(src.find(direct_filter_entry_name(f) + "(") != std::string::npos,
                          direct_filter_entry_name(f).c_str());
+                // The stride-2 entries: forward's only.
+                QCOMPARE(src.find(direct_filter_entry_name(f, 2) + "(") != std::string::npos,
+                         v == Variant::Forward);
+            }
             const std::string call = v == Variant::Forward ? "staged_forward<GconvConfig, "
                                                            : "staged_bwd_data<GconvConfig, ";
             QVERIFY(src.find(call) != std::string::npos);

@@ -124,6 +124,11 @@ private slots:
               "configs/forward_bf16_direct_mma.json"})
             QTest::newRow((std::string(pool) + " on folded_3d").c_str())
                 << QString(pool) << QString("tests/emu/folded_3d.json") << 5;
+        // The staged forward entries' stride-2 walk (`gconv_direct_k<K>_s2`).
+        for (const char* pool : {"configs/forward_direct_staged.json",
+                                 "bench/configs/forward_direct_staged_s2_explore.json"})
+            QTest::newRow((std::string(pool) + " on depthwise_stride2").c_str())
+                << QString(pool) << QString("tests/emu/depthwise_stride2.json") << 5;
     }
     void pool_kernels_compute_the_convolution() {
         QFETCH(QString, config);
