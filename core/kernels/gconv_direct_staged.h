@@ -16,9 +16,9 @@
 // owns one channel vector (VEC channels, lane cl) and walks items (a column and a run of kTileK
 // rows): it reads the (kTileK - 1) x STRIDE + K staged rows under the run, K vectors of each,
 // once, and feeds every tap of every row of the run from them (a sliding window down the
-// column; with stride 2 each input row serves at most two output rows). Consecutive lanes of a warp
-// take consecutive columns, so a warp's shared-memory reads and global stores are contiguous.
-// Geometry (codegen/direct_plan.cpp direct_staged_geometry() is the same formula):
+// column; with stride 2 each input row serves at most two output rows). Consecutive lanes of a
+// warp take consecutive columns, so a warp's shared-memory reads and global stores are contiguous.
+// Geometry (codegen/launch_plan_direct.cpp direct_staged_geometry() is the same formula):
 //   cols = min(dW, kStagedMaxCols); rows = kTileK x clamp(ROWS x pixel lanes / cols, 1,
 //   ceil(dH / kTileK)); tiles = N x ceil(dH / rows) x ceil(dW / cols), column tile fastest.
 // Grid: x = ceil(tiles / kStagedWalk) pixel blocks (a block walks kStagedWalk consecutive tiles)
