@@ -51,6 +51,15 @@ def s2_tiles():
     return out
 
 
+def unique(items):
+    """The items in order, each once (a tile sized for two vectors is listed once)."""
+    out = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
 def pool(variant, tile_list=None, vectors=(8, 4), what="exploration pool of the staged direct "
          "K x K entries (dsb)", caps=(1, 2, 4)):
     tile_list = tile_list if tile_list is not None else tiles()
@@ -59,7 +68,7 @@ def pool(variant, tile_list=None, vectors=(8, 4), what="exploration pool of the 
         "pipeline": {"values": ["direct"]},
         "ndim_spatial": {"values": [2]},
         "double_smem_buffer": {"values": [True]},
-        "tile": {"values": [{k: v for k, v in t.items() if k != "vec"} for t in tile_list]},
+        "tile": {"values": unique([{k: v for k, v in t.items() if k != "vec"} for t in tile_list])},
         "vector_size_a": {"values": list(vectors)},
         "block_per_cu": {"values": list(caps)},
     }

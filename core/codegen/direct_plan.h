@@ -29,7 +29,10 @@ int direct_filter(const KernelConfig& config, const Problem& problem);
 // kernel_entry_name(). Every direct module holds the entries its config can run.
 std::string direct_entry_name(const KernelConfig& config, const Problem& problem);
 inline constexpr int k_direct_filters[] = {3, 5, 7};
-// `gconv_direct_k<K>`; the tensor-core entries for stride 2 along H and W `gconv_direct_k<K>_s2`.
+// Whether a config's K x K entries also come in stride-2 forms (stride 2 along H and W): the
+// tensor-core ones and the staged forward ones.
+bool direct_has_stride_2_entries(const KernelConfig& config);
+// `gconv_direct_k<K>`; the stride-2 entries (direct_has_stride_2_entries) `gconv_direct_k<K>_s2`.
 // Filter k_direct_any_filter: `gconv_direct_kx` (`_s2`), the tensor-core entries that read K at
 // run time (bwd_weight's always, forward's and bwd_data's with runtime_filter;
 // kernels/gconv_direct_tc.h).

@@ -92,9 +92,8 @@ std::string generate_direct_source(const KernelConfig& c, const ModuleEntries& e
     // One entry per specialised filter size besides the generic one, so each gets its own
     // register allocation; the launch plan picks by problem (direct_entry_name).
     for (int k : k_direct_filters) {
-        // The tensor-core modules and the staged forward ones also hold the stride-2 entries.
         const bool fwd = c.variant == Variant::Forward;
-        if ((tc || (staged && fwd)) && entries.holds(direct_filter_entry_name(k, 2))) {
+        if (direct_has_stride_2_entries(c) && entries.holds(direct_filter_entry_name(k, 2))) {
             s << "extern \"C\" __global__ void GCONV_LAUNCH_BOUNDS(GCONV_WARP_SIZE * " << warps
               << ", " << c.block_per_cu << ")\n"
               << direct_filter_entry_name(k, 2) << "(gconv::ConvParams p"

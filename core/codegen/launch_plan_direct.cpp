@@ -49,10 +49,8 @@ bool direct_weight_strip_fits(const KernelConfig& c, int filter) {
 int direct_filter(const KernelConfig& c, const Problem& p) {
     if (p.c_per_group() != 1 || p.k_per_group() != 1) return 0;
     if (p.X != p.Y || p.dilation_h != 1 || p.dilation_w != 1) return 0;
-    // The tensor-core entries and the staged forward ones take stride 1 or 2 along both (their
-    // `_s2` entries); every other K x K entry stride 1.
-    const bool s2 = is_direct_tc(c) || (is_direct_staged(c) && c.variant == Variant::Forward);
-    if (p.stride_h != p.stride_w || p.stride_w > (s2 ? 2 : 1)) return 0;
+    // Stride 1, or 2 along both where the config has `_s2` entries.
+    if (p.stride_h != p.stride_w || p.stride_w > (direct_has_stride_2_entries(c) ? 2 : 1)) return 0;
     // bwd_data turns into a forward walk over dOut only with stride 1 along D as well.
     if (c.variant == Variant::BwdData && p.stride_d != 1) return 0;
     for (int k : k_direct_filters)
@@ -62,6 +60,10 @@ int direct_filter(const KernelConfig& c, const Problem& p) {
                        ? k
                        : 0;
     return 0;
+}
+
+bool direct_has_stride_2_entries(const KernelConfig& c) {
+    return is_direct_tc(c) || (is_direct_staged(c) && c.variant == Variant::Forward);
 }
 
 std::string direct_filter_entry_name(int filter, int stride) {

@@ -105,11 +105,7 @@ class TestDirectCompile : public QObject {
             for (int f : k_direct_filters)
                 for (int stride : {1, 2}) {
                     if (!wanted(c, f)) continue;
-                    // The tensor-core modules and the staged forward ones hold the stride-2
-                    // entries too.
-                    const bool s2 =
-                        is_direct_tc(c) || (is_direct_staged(c) && c.variant == Variant::Forward);
-                    if (stride == 2 && !s2) continue;
+                    if (stride == 2 && !direct_has_stride_2_entries(c)) continue;
                     const std::string entry =
                         direct_filter_entry_name(direct_entry_filter(c, f), stride);
                     const std::regex used(
