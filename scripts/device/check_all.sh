@@ -62,7 +62,8 @@
 #   pixels     the pixels_on_n wgmma tiles (bench/configs/forward_wgmma_pixels_on_n_explore.json:
 #              pixels on the instruction's N side, edges in 8s), verified as cluster's, then
 #              timed with cuDNN beside the main, N-split and shipped two-consumer pools on
-#              GCONV_PIXELS_SET (default bench/baselines/dense_worst_probe.json)
+#              GCONV_PIXELS_SET (default bench/baselines/dense_worst_probe.json); GCONV_PIXELS_POOL
+#              another exploration pool (then the shipped pixels_on_n pool is timed beside)
 #   ck         the wgmma tiles in clusters along K (bench/configs/forward_wgmma_cluster_k_explore.json:
 #              cluster_k 2-8 blocks sum their partial tiles in distributed shared memory), verified as
 #              cluster's, then timed with cuDNN beside the main and pixels_on_n pools on
@@ -340,9 +341,13 @@ nsplit() {
 # The tiles with the output pixels on the instruction's N side (pixels_on_n: pixel edges in 8s)
 # verified, then timed with cuDNN beside the main and N-split pools and the shipped two-consumer
 # pools on GCONV_PIXELS_SET (default the dense holdout shapes furthest behind cuDNN).
+# GCONV_PIXELS_POOL names another exploration pool (bench/configs/forward_wgmma_pn_fit_explore.json:
+# the pixel edges the first left out), timed beside the shipped pixels_on_n pool too.
 pixels() {
+  local pool=${GCONV_PIXELS_POOL:-bench/configs/forward_wgmma_pixels_on_n_explore.json} beside=()
+  [ -n "${GCONV_PIXELS_POOL:-}" ] && beside=(configs/forward_bf16_pixels_on_n_wgmma.json)
   explore_wgmma "$1" pixels "${GCONV_PIXELS_SET:-bench/baselines/dense_worst_probe.json}" \
-    bench/configs/forward_wgmma_pixels_on_n_explore.json -- configs/forward_bf16_wgmma.json \
+    "$pool" -- "${beside[@]}" configs/forward_bf16_wgmma.json \
     configs/forward_bf16_nsplit_wgmma.json $wgmma_shipped
 }
 # The tiles in clusters along K (cluster_k: partial tiles summed in distributed shared memory)
