@@ -93,6 +93,19 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
         plan.enabled = true;
         return plan;
     }
+    if (taps == 1 && p.stride_w == 1 && p.stride_h == 1 && (!three || p.stride_d == 1) &&
+        p.pad_w == 0 && p.pad_h == 0 && (!three || p.pad_d == 0)) {
+        TmaTiledGeometry& in = plan.input_tile;
+        in.dims[0] = uint64_t(p.C);
+        in.dims[1] = uint64_t(p.N) * a.dims[1] * a.dims[2] * (three ? a.dims[3] : 1);
+        in.dims[2] = 1;
+        in.strides_bytes[0] = uint64_t(p.C) * elem;
+        in.strides_bytes[1] = in.strides_bytes[0] * in.dims[1];
+        in.box[0] = static_cast<uint32_t>(slice);
+        in.box[1] = static_cast<uint32_t>(c.tile_m);
+        in.box[2] = 1;
+        plan.input_tiled = true;
+    }
     b.dims[0] = uint64_t(cpg);
     b.dims[1] = uint64_t(taps);
     b.dims[2] = uint64_t(p.G * kpg);

@@ -21,6 +21,11 @@
 // swizzle, so a tap's last slice wastes at most 24 channels (C/G 32: none, where 64-channel
 // tiles multiply half zeros), C/G must be a multiple of 32 with groups, and there is no
 // cp.async fallback (`required`).
+// A forward convolution of a 1x1 (1x1x1) filter with stride 1 and no padding multiplies the
+// input itself: A is then the input as a tiled {C, N*Di*Hi*Wi, 1} map (`input_tiled`, one copy =
+// 64 channels x tile_m pixel rows, the same swizzled stage as the im2col copy). A row copy
+// walks plain rows where the im2col unit walks pixel by pixel through the bounding box
+// (GCONV_WGMMA_INPUT_TILED=0 in the environment keeps the im2col map, to compare).
 // Not eligible: merged groups, split image, C/G not a multiple of 8, C/G not a multiple of
 // tile_k with G > 1 (the tail would read the next group's channels), corners or offsets outside
 // what the copy engine encodes, strides over 8. A bwd_data kernel plans the
@@ -53,6 +58,10 @@ struct WgmmaTmaPlan {
     std::string reason; // why not, when !enabled
     TmaIm2colGeometry im2col;
     TmaTiledGeometry tiled;
+    // Forward 1x1, stride 1, unpadded: the input also as a tiled matrix (input_tile), which the
+    // kernel reads instead of the im2col map.
+    bool input_tiled = false;
+    TmaTiledGeometry input_tile;
     // bwd_weight: the tiled map is over dOut (the output slot), not the filter.
     bool tiled_over_output = false;
     // The kernel has no cp.async producer, so it cannot run without the maps

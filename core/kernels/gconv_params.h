@@ -37,17 +37,20 @@ struct ConvParams {
 // The second argument of a wgmma kernel (compv5 on sm_90a), passed as a __grid_constant__:
 // two tensor maps for the bulk tensor copy engine, encoded by the host per launch
 // (core/worker/tma_maps.h). enabled 0: the kernel loads with cp.async instead (a problem the
-// maps cannot describe, see core/codegen/wgmma_tma.h). im2col: the NHWGC / NDHWGC input in
+// maps cannot describe, see core/codegen/wgmma_tma.h). input: the NHWGC / NDHWGC input in
 // im2col mode (forward: TM pixels x 64 channels per copy, A; bwd_weight: 64 pixels x 64
-// channels, B); tiled: forward the weight as {C/G, Z*Y*X, G*K/G} (64 x 1 x TN, B), bwd_weight
-// dOut as {K, N*Do*Ho*Wo, 1} (64 x 64 x 1 per copy, A).
+// channels, B) or, where input_tiled (forward 1x1, stride 1, no padding: the input is the A
+// matrix itself), tiled as {C, N*Di*Hi*Wi, 1} (64 x TM x 1 per copy); tiled: forward the
+// weight as {C/G, Z*Y*X, G*K/G} (64 x 1 x TN, B), bwd_weight dOut as {K, N*Do*Ho*Wo, 1}
+// (64 x 64 x 1 per copy, A).
 struct alignas(64) TensorMapBits {
     unsigned long long bits[16]; // the driver's opaque 128-byte CUtensorMap
 };
 struct WgmmaMaps {
-    TensorMapBits im2col;
+    TensorMapBits input;
     TensorMapBits tiled;
     int enabled;
+    int input_tiled;
 };
 
 } // namespace gconv

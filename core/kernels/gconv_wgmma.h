@@ -180,6 +180,13 @@ GCONV_DEVICE void tma_tile_3d(u32 dst, const TensorMapBits* map, u32 bar, int x,
                  "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(x), "r"(y), "r"(z)
                  : "memory");
 }
+GCONV_DEVICE void tma_tile_3d_multicast(u32 dst, const TensorMapBits* map, u32 bar, int x, int y,
+                                        int z, u16 mask) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+                 "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(x), "r"(y), "r"(z), "h"(mask)
+                 : "memory");
+}
 
 template <int THREADS> GCONV_DEVICE void consumer_barrier() {
     asm volatile("bar.sync 1, %0;\n" ::"n"(THREADS) : "memory");
@@ -663,9 +670,10 @@ struct SliceWalk {
     }
 };
 
-// The copies of one (tap, slice): A at the tap's im2col offsets, B at (slice, tap, the block's
-// filter rows). In a cluster (S::CLUSTER blocks along N, one M tile) the first block copies A
-// into every block of the cluster (multicast) and each block copies its own B.
+// The copies of one (tap, slice): A at the tap's im2col offsets (or, input_tiled, the block's
+// first pixel row of the input as a matrix), B at (slice, tap, the block's filter rows). In a
+// cluster (S::CLUSTER blocks along N, one M tile) the first block copies A into every block of
+// the cluster (multicast) and each block copies its own B.
 template <class S>
 GCONV_DEVICE void load_tap_slice(const S& s, const WgmmaMaps& maps, const TmaOrigin& o, u32 a_dst,
                                  u32 b_dst, u32 full, const SliceWalk& w, int rank) {
@@ -675,18 +683,21 @@ GCONV_DEVICE void load_tap_slice(const S& s, const WgmmaMaps& maps, const TmaOri
     if constexpr (S::CLUSTER > 1) {
         constexpr u16 ALL = static_cast<u16>((1u << S::CLUSTER) - 1);
         if (rank == 0) {
-            if constexpr (S::NDIM3)
-                tma_im2col_5d_multicast(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0,
-                                        o.d0, o.n, ox, oy, oz, ALL);
+            if (maps.input_tiled)
+                tma_tile_3d_multicast(a_dst, &maps.input, full, o.c_base + w.cc, s.m0, 0, ALL);
+            else if constexpr (S::NDIM3)
+                tma_im2col_5d_multicast(a_dst, &maps.input, full, o.c_base + w.cc, o.w0, o.h0, o.d0,
+                                        o.n, ox, oy, oz, ALL);
             else
-                tma_im2col_4d_multicast(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.n,
+                tma_im2col_4d_multicast(a_dst, &maps.input, full, o.c_base + w.cc, o.w0, o.h0, o.n,
                                         ox, oy, ALL);
         }
+    } else if (maps.input_tiled) {
+        tma_tile_3d(a_dst, &maps.input, full, o.c_base + w.cc, s.m0, 0);
     } else if constexpr (S::NDIM3) {
-        tma_im2col_5d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.d0, o.n, ox, oy,
-                      oz);
+        tma_im2col_5d(a_dst, &maps.input, full, o.c_base + w.cc, o.w0, o.h0, o.d0, o.n, ox, oy, oz);
     } else {
-        tma_im2col_4d(a_dst, &maps.im2col, full, o.c_base + w.cc, o.w0, o.h0, o.n, ox, oy);
+        tma_im2col_4d(a_dst, &maps.input, full, o.c_base + w.cc, o.w0, o.h0, o.n, ox, oy);
     }
     tma_tile_3d(b_dst, &maps.tiled, full, w.cc, w.tap, o.b_row);
 }
@@ -762,10 +773,10 @@ GCONV_DEVICE void produce_tma_mn(const S& s, const WgmmaMaps& maps, u32 bars, u3
         for (int j = 0; j < BLOCKS_B; ++j) {
             const u32 b_dst = dst + A_BYTES + j * BOX;
             if constexpr (S::NDIM3)
-                tma_im2col_5d(b_dst, &maps.im2col, full, b_channel[j], w0, h0, d0, n, b_ox[j],
+                tma_im2col_5d(b_dst, &maps.input, full, b_channel[j], w0, h0, d0, n, b_ox[j],
                               b_oy[j], b_oz[j]);
             else
-                tma_im2col_4d(b_dst, &maps.im2col, full, b_channel[j], w0, h0, n, b_ox[j], b_oy[j]);
+                tma_im2col_4d(b_dst, &maps.input, full, b_channel[j], w0, h0, n, b_ox[j], b_oy[j]);
         }
     }
 }

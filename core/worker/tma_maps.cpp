@@ -73,16 +73,29 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
     const TmaIm2colGeometry& a = plan.im2col;
     // Rows of 64 channels (128 bytes) or, for tile_k 32, 32 (64 bytes): one swizzle span each.
     const int swizzle = a.channels == 32 ? k_swizzle_64 : k_swizzle_128;
-    int status = d.im2col(&out.maps.im2col, k_uint16, static_cast<uint32_t>(a.rank),
+    const uint32_t unit[3] = {1, 1, 1};
+    const char* tiled_env = std::getenv("GCONV_WGMMA_INPUT_TILED");
+    const bool input_tiled = plan.input_tiled && !(tiled_env && std::strcmp(tiled_env, "0") == 0);
+    int status = 0;
+    if (input_tiled) {
+        const TmaTiledGeometry& in = plan.input_tile;
+        status = d.tiled(&out.maps.input, k_uint16, 3, const_cast<void*>(im2col_src), in.dims,
+                         in.strides_bytes, in.box, unit, k_no_interleave, swizzle, k_l2_128,
+                         k_zero_fill);
+    } else {
+        status = d.im2col(&out.maps.input, k_uint16, static_cast<uint32_t>(a.rank),
                           const_cast<void*>(im2col_src), a.dims, a.strides_bytes, a.lower, a.upper,
                           a.channels, a.pixels, a.element_strides, k_no_interleave, swizzle,
                           k_l2_128, k_zero_fill);
+    }
     if (status != 0) {
-        out.why = "cuTensorMapEncodeIm2col returned " + std::to_string(status);
+        out.why = std::string(input_tiled ? "cuTensorMapEncodeTiled (input)"
+                                          : "cuTensorMapEncodeIm2col") +
+                  " returned " + std::to_string(status);
         return out;
     }
+    out.maps.input_tiled = input_tiled ? 1 : 0;
     const TmaTiledGeometry& b = plan.tiled;
-    const uint32_t unit[3] = {1, 1, 1};
     status = d.tiled(&out.maps.tiled, k_uint16, 3, const_cast<void*>(tiled_src), b.dims,
                      b.strides_bytes, b.box, unit, k_no_interleave, swizzle, k_l2_256, k_zero_fill);
     if (status != 0) {

@@ -18,8 +18,9 @@ struct EncodedMaps {
     bool user_off = false; // GCONV_WGMMA_TMA=0: cp.async by request, nothing to report
 };
 
-// im2col_src: the input tensor (plan.im2col); tiled_src: the tensor of plan.tiled (the filter,
-// or dOut where plan.tiled_over_output).
+// im2col_src: the input tensor (plan.im2col, or plan.input_tile where plan.input_tiled and
+// GCONV_WGMMA_INPUT_TILED is not 0); tiled_src: the tensor of plan.tiled (the filter, or dOut
+// where plan.tiled_over_output).
 EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
                               const void* tiled_src);
 

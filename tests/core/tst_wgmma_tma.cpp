@@ -166,6 +166,69 @@ private slots:
         QVERIFY(!plan_wgmma_tma(weight, p).enabled);
     }
 
+    // A 1x1 filter at stride 1 without padding multiplies the input itself: A is also planned
+    // as a tiled {C, pixels, 1} map (box tile_k x tile_m), 2D and 3D, grouped or dense; any
+    // tap, stride or pad keeps the im2col map alone, as does bwd_weight.
+    void pointwise_problems_plan_the_input_as_a_matrix() {
+        Problem p;
+        p.N = 12, p.C = 408, p.K = 912, p.G = 1;
+        p.Hi = p.Wi = 16;
+        WgmmaTmaPlan plan = plan_wgmma_tma(wgmma_config(), p);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        QVERIFY(plan.input_tiled);
+        const TmaTiledGeometry& in = plan.input_tile;
+        QCOMPARE(in.dims[0], uint64_t(408));
+        QCOMPARE(in.dims[1], uint64_t(12 * 16 * 16));
+        QCOMPARE(in.dims[2], uint64_t(1));
+        QCOMPARE(in.strides_bytes[0], uint64_t(408 * 2));
+        QCOMPARE(in.strides_bytes[1], uint64_t(408 * 2) * 12 * 16 * 16);
+        QCOMPARE(in.box[0], 64u);
+        QCOMPARE(in.box[1], 128u);
+        QCOMPARE(in.box[2], 1u);
+        QVERIFY(plan.im2col.rank == 4); // the im2col map stays planned beside it
+
+        Problem grouped = grouped_2d(); // C/G 128: block g reads columns g * 128 ...
+        grouped.Y = grouped.X = 1;
+        grouped.pad_h = grouped.pad_w = 0;
+        grouped.stride_w = 1;
+        plan = plan_wgmma_tma(wgmma_config(), grouped);
+        QVERIFY(plan.input_tiled);
+        QCOMPARE(plan.input_tile.dims[0], uint64_t(256));
+        QCOMPARE(plan.input_tile.dims[1], uint64_t(4 * 20 * 30));
+
+        Problem q;
+        q.ndim_spatial = 3;
+        q.N = 3, q.C = 64, q.K = 128, q.G = 1;
+        q.Di = 5, q.Hi = 6, q.Wi = 7;
+        KernelConfig c3 = wgmma_config(3);
+        c3.tile_k = 32;
+        plan = plan_wgmma_tma(c3, q);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        QVERIFY(plan.input_tiled);
+        QCOMPARE(plan.input_tile.dims[1], uint64_t(3 * 5 * 6 * 7));
+        QCOMPARE(plan.input_tile.box[0], 32u);
+
+        for (auto change :
+             {+[](Problem& x) { x.X = 3, x.pad_w = 1; }, +[](Problem& x) { x.stride_h = 2; },
+              +[](Problem& x) { x.pad_h = 1; }}) {
+            Problem other = p;
+            change(other);
+            plan = plan_wgmma_tma(wgmma_config(), other);
+            QVERIFY2(plan.enabled, plan.reason.c_str());
+            QVERIFY(!plan.input_tiled);
+        }
+        Problem deep = q;
+        deep.stride_d = 2;
+        QVERIFY(!plan_wgmma_tma(wgmma_config(3), deep).input_tiled);
+        KernelConfig weight = wgmma_config();
+        weight.variant = Variant::BwdWeight;
+        Problem w = p;
+        w.C = 512;
+        plan = plan_wgmma_tma(weight, w);
+        QVERIFY2(plan.enabled, plan.reason.c_str());
+        QVERIFY(!plan.input_tiled);
+    }
+
     // tile_k 32: 32-channel copies (64-byte rows), so C/G 32 with groups takes the maps, and
     // the kernel has no other way to load (the plan is required).
     void tile_k_32_copies_32_channel_slices() {

@@ -215,6 +215,13 @@ private slots:
         // only a cluster kernel multicasts.
         QCOMPARE(r.ptx.find(".reqnctapercluster 2, 1, 1") != std::string::npos, cluster == 2);
         QCOMPARE(r.ptx.find("multicast::cluster") != std::string::npos, cluster == 2);
+        // A 1x1 unpadded stride-1 problem's input comes through a tiled map (input_tiled), in a
+        // cluster multicast like the im2col copy.
+        QVERIFY(r.ptx.find("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::"
+                           "complete_tx::bytes [") != std::string::npos);
+        QCOMPARE(r.ptx.find("global.tile.mbarrier::complete_tx::bytes.multicast::cluster") !=
+                     std::string::npos,
+                 cluster == 2);
         // 128 accumulators a consumer: the 88 / 208 register split.
         QVERIFY(r.ptx.find("setmaxnreg.inc.sync.aligned.u32 208") != std::string::npos);
         qInfo("%s", ptxas_summary(r.log).c_str());
