@@ -25,7 +25,8 @@
 // input itself: A is then the input as a tiled {C, N*Di*Hi*Wi, 1} map (`input_tiled`, one copy =
 // 64 channels x tile_m pixel rows, the same swizzled stage as the im2col copy). A row copy
 // walks plain rows where the im2col unit walks pixel by pixel through the bounding box
-// (GCONV_WGMMA_INPUT_TILED=0 in the environment keeps the im2col map, to compare).
+// (for now only with GCONV_WGMMA_INPUT_TILED=1 in the environment: the im2col map stays the
+// default until a device run has verified and timed the tiled one).
 // Not eligible: merged groups, split image, C/G not a multiple of 8, C/G not a multiple of
 // tile_k with G > 1 (the tail would read the next group's channels), corners or offsets outside
 // what the copy engine encodes, strides over 8. A bwd_data kernel plans the

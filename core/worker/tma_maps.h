@@ -19,7 +19,7 @@ struct EncodedMaps {
 };
 
 // im2col_src: the input tensor (plan.im2col, or plan.input_tile where plan.input_tiled and
-// GCONV_WGMMA_INPUT_TILED is not 0); tiled_src: the tensor of plan.tiled (the filter, or dOut
+// GCONV_WGMMA_INPUT_TILED=1); tiled_src: the tensor of plan.tiled (the filter, or dOut
 // where plan.tiled_over_output).
 EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
                               const void* tiled_src);

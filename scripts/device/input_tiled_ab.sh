@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A/B of the wgmma input copies on 1x1 stride-1 unpadded layers (core/codegen/wgmma_tma.h
 # `input_tiled`): the same kernels on the same shapes, once reading the input through the
-# im2col map (GCONV_WGMMA_INPUT_TILED=0) and once through the tiled matrix map, every cell
+# im2col map (GCONV_WGMMA_INPUT_TILED=0) and once through the tiled matrix map (=1), every cell
 # verified; two rounds of A then B, so the A/A ratio of the rounds shows the noise; then per
 # shape the best of each and their ratio (bench/ab_table.py).
 # usage (on the GPU machine, carry .deps): scripts/device/input_tiled_ab.sh KERNELS.json [SET.json]
