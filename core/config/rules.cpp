@@ -689,32 +689,34 @@ private:
                                    "nothing");
     }
 
-    // A cluster of two blocks along N shares each A tile by multicast: the persistent forward
-    // wgmma kernels (their tile walk pairs the two blocks' tiles; gconv_wgmma.h), which load
-    // through the tensor maps (the multicast is a tensor copy).
+    // A cluster of two or four blocks along N shares each A tile by multicast: the persistent
+    // forward wgmma kernels (their tile walk groups the blocks' tiles; gconv_wgmma.h), which
+    // load through the tensor maps (the multicast is a tensor copy). With the pixels on N the
+    // shared tile is the pixels' too (the A copy lands where it always does).
     void cluster() {
         cluster_along_k();
         if (c_.cluster_n == 1) return;
-        if (c_.cluster_n != 2)
-            cull(Rule::Cluster, std::to_string(c_.cluster_n) + ": clusters of 1 or 2 blocks");
+        const std::string cn = std::to_string(c_.cluster_n) + ": ";
+        if (c_.cluster_n != 2 && c_.cluster_n != 4)
+            cull(Rule::Cluster, cn + "clusters of 1, 2 or 4 blocks");
         else if (!uses_wgmma(c_))
-            cull(Rule::Cluster, "2: only the wgmma pipeline (sm_90a) multicasts its A tiles");
+            cull(Rule::Cluster, cn + "only the wgmma pipeline (sm_90a) multicasts its A tiles");
         else if (c_.variant != Variant::Forward)
-            cull(Rule::Cluster, "2: forward only (bwd_data's view and bwd_weight's MN-major "
-                                "operands walk their tiles otherwise)");
+            cull(Rule::Cluster, cn + "forward only (bwd_data's view and bwd_weight's MN-major "
+                                     "operands walk their tiles otherwise)");
         else if (c_.epilogue == Epilogue::CShuffle)
-            cull(Rule::Cluster, "2: the cshuffle epilogue stages C in the ring, one tile per "
-                                "block; a cluster walks tile pairs on the persistent grid "
-                                "(direct or cshufflebuf)");
+            cull(Rule::Cluster, cn + "the cshuffle epilogue stages C in the ring, one tile per "
+                                     "block; a cluster walks tile groups on the persistent grid "
+                                     "(direct or cshufflebuf)");
         else if (c_.scheduler == Scheduler::Interwave)
-            cull(Rule::Cluster, "2: ping-pong consumers take alternate tiles; a cluster's blocks "
-                                "take one tile each (intrawave)");
+            cull(Rule::Cluster, cn + "ping-pong consumers take alternate tiles; a cluster's blocks "
+                                     "take one tile each (intrawave)");
         else if (c_.split_k != 1 || c_.num_groups_to_merge != 1 || c_.split_image)
-            cull(Rule::Cluster, "2: split-K, merged groups and split images are not walked in "
-                                "tile pairs");
+            cull(Rule::Cluster, cn + "split-K, merged groups and split images are not walked in "
+                                     "tile groups");
         else if (!c_.pad_n)
-            cull(Rule::Cluster, "2: a pair's second N tile may lie past N and store nothing, "
-                                "which takes the N tail handling (pad_n)");
+            cull(Rule::Cluster, cn + "a group's last N tiles may lie past N and store nothing, "
+                                     "which takes the N tail handling (pad_n)");
     }
 
     // A cluster along K: its blocks reduce shares of one output tile's K tiles, stage their
@@ -910,7 +912,6 @@ private:
         if (c_.epilogue == Epilogue::Direct)
             no("the direct epilogue stores pixel rows from the accumulators; with the pixels on "
                "N they are columns: cshuffle or cshufflebuf");
-        if (c_.cluster_n != 1) no("no cluster along N (cluster_n 1)");
         if (c_.split_k != 1) no("split_k 1 only");
         if (c_.num_groups_to_merge != 1) no("one group per block (num_groups_to_merge 1)");
         if (c_.split_image) no("the tensor maps it loads through do not take split images");

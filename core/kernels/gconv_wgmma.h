@@ -1002,9 +1002,9 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     static_assert(S::CLUSTER == 1 ||
                       (!PP && !S::CSHUFFLE && !S::A_MN && S::SPLITS == 1 && S::GM == 1 && S::PAD_N),
                   "a cluster walks tile pairs on the persistent grid (rules.cpp cluster)");
-    static_assert(!S::PIXELS_ON_N || (!PP && S::CLUSTER == 1 && !S::A_MN && S::SPLITS == 1 &&
-                                      S::C_PASSES == 1 && (S::CSHUFFLE || S::CSHUFFLE_BUF)),
-                  "pixels_on_n: intrawave lone blocks, one C buffer (rules.cpp pixels_on_n)");
+    static_assert(!S::PIXELS_ON_N || (!PP && !S::A_MN && S::SPLITS == 1 && S::C_PASSES == 1 &&
+                                      (S::CSHUFFLE || S::CSHUFFLE_BUF)),
+                  "pixels_on_n: intrawave, one C buffer (rules.cpp pixels_on_n)");
     static_assert(S::CLUSTER_K == 1 || (S::CSHUFFLE && !PP && !S::A_MN && S::CLUSTER == 1 &&
                                         S::SPLITS == 1 && S::GM == 1),
                   "a cluster along K reduces one tile per block (rules.cpp cluster_along_k)");

@@ -2,6 +2,7 @@
 
 #include "gpu/hip_check.h"
 #include "util/error.h"
+#include "worker/cluster_occupancy.h"
 
 #include <algorithm>
 #include <iostream>
@@ -28,6 +29,20 @@ unsigned KernelLaunch::multiprocessors() {
         multiprocessors_ = static_cast<unsigned>(std::max(count, 1));
     }
     return multiprocessors_;
+}
+
+unsigned KernelLaunch::persistent_blocks(const KernelStep& step) {
+    if (step.cluster < 2) return multiprocessors();
+    auto it = persistent_blocks_.find(step.entry);
+    if (it == persistent_blocks_.end()) {
+        const unsigned clusters =
+            max_active_clusters(kernels_.at(step.entry).get(), step.cluster, step.block_threads,
+                                static_cast<unsigned>(step.shared_bytes));
+        const unsigned blocks =
+            clusters > 0 ? std::min(multiprocessors(), clusters * step.cluster) : multiprocessors();
+        it = persistent_blocks_.emplace(step.entry, blocks).first;
+    }
+    return it->second;
 }
 
 const WgmmaMaps& KernelLaunch::maps_for(const ConvParams& params) {
@@ -80,7 +95,7 @@ void KernelLaunch::run(const LaunchTensors& tensors, void* workspace, hipStream_
         if (k.workspace_arg) args.add(workspace);
         if (k.wgmma_maps) args.add(maps_for(params));
         gpu::LaunchConfig config;
-        const StepGrid grid = step_grid(k, k.persistent ? multiprocessors() : 0);
+        const StepGrid grid = step_grid(k, k.persistent ? persistent_blocks(k) : 0);
         config.grid = {grid.x, grid.y, grid.z};
         config.block = {k.block_threads, 1, 1};
         config.dynamic_shared_bytes = static_cast<unsigned>(k.shared_bytes);

@@ -41,6 +41,10 @@ private:
     // Multiprocessors of the current device: the block count of a persistent grid.
     unsigned multiprocessors();
     unsigned multiprocessors_ = 0;
+    // The blocks a persistent step may launch: the multiprocessors, or for a cluster kernel the
+    // blocks of the clusters that fit at once (worker/cluster_occupancy.h), per entry.
+    unsigned persistent_blocks(const KernelStep& step);
+    std::map<std::string, unsigned> persistent_blocks_;
 
     LaunchSequence sequence_;
     std::map<std::string, gpu::Kernel> kernels_;

@@ -360,7 +360,7 @@ private slots:
         expect_only(w, "sm_90a", Rule::ChannelPad, "tensor maps");
     }
 
-    // Clusters of two blocks along N: the persistent forward wgmma kernels (direct or
+    // Clusters of two or four blocks along N: the persistent forward wgmma kernels (direct or
     // cshufflebuf epilogue, intrawave, no split-K, N tails handled) on sm_90a only.
     void cluster() {
         KernelConfig w = wgmma_base();
@@ -368,11 +368,18 @@ private slots:
         w.cluster_n = 2;
         expect_legal(w, "sm_90a");
         KernelConfig c = w;
+        c.cluster_n = 4;
+        expect_legal(c, "sm_90a");
+        QVERIFY(kernel_name(c).find("_cn4_") != std::string::npos);
+        QCOMPARE(parse_kernel_name(kernel_name(c)).cluster_n, 4);
+        c = w;
         c.epilogue = Epilogue::CShuffle;
         expect_only(c, "sm_90a", Rule::Cluster, "persistent grid");
         c = w;
-        c.cluster_n = 4;
-        expect_only(c, "sm_90a", Rule::Cluster, "1 or 2");
+        c.cluster_n = 3;
+        expect_only(c, "sm_90a", Rule::Cluster, "1, 2 or 4");
+        c.cluster_n = 8;
+        expect_only(c, "sm_90a", Rule::Cluster, "1, 2 or 4");
         c = w;
         c.pad_n = false;
         expect_only(c, "sm_90a", Rule::Cluster, "pad_n");
@@ -457,7 +464,6 @@ private slots:
                           "tile_n 96 is not a multiple of wave_m x warp_tile_m = 8 x 16"));
         const std::pair<void (*)(KernelConfig&), const char*> culls[] = {
             {[](KernelConfig& k) { k.epilogue = Epilogue::Direct; }, "cshuffle or cshufflebuf"},
-            {[](KernelConfig& k) { k.cluster_n = 2; }, "cluster_n 1"},
             {[](KernelConfig& k) { k.scheduler = Scheduler::Interwave; }, "intrawave only"},
             {[](KernelConfig& k) { k.variant = Variant::BwdData; }, "forward only"},
             {[](KernelConfig& k) { k.split_k = 2; }, "split_k 1 only"},
@@ -467,6 +473,13 @@ private slots:
             c = w;
             change(c);
             QVERIFY2(culled_by(c, "sm_90a", Rule::Wgmma, needle), needle);
+        }
+        // In a cluster along N the pixel tile is the shared (multicast) copy.
+        for (int cn : {2, 4}) {
+            c = w;
+            c.cluster_n = cn;
+            expect_legal(c, "sm_90a");
+            QVERIFY(kernel_name(c).ends_with("_cn" + std::to_string(cn) + "_wg2_dsb_pn"));
         }
         c = legal_base();
         c.pixels_on_n = true;

@@ -360,6 +360,38 @@ private slots:
             QVERIFY2(spilled >= 0 && spilled <= 1024, ptxas_summary(r.log).c_str());
         }
     }
+    // Clusters of four along N, and the pixels_on_n tiles in clusters of two and four: the
+    // entry carries its cluster shape, the pixel (A) copy is multicast, the problem is supported.
+    void wgmma_clusters_of_four_and_pixels_on_n_compile_for_sm90a_data() {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("cluster");
+        QTest::addColumn<bool>("pixels_on_n");
+        QTest::newRow("256x128 cn4") << 256 << 128 << 4 << false;
+        QTest::newRow("192x128 pn cn2") << 192 << 128 << 2 << true;
+        QTest::newRow("120x256 pn cn4") << 120 << 256 << 4 << true;
+    }
+    void wgmma_clusters_of_four_and_pixels_on_n_compile_for_sm90a() {
+        QFETCH(int, m);
+        QFETCH(int, n);
+        QFETCH(int, cluster);
+        QFETCH(bool, pixels_on_n);
+        KernelConfig c = make(DataType::BF16, 2, m, n, 64, 8, 1, 16, pixels_on_n ? m : n, 16,
+                              Pipeline::CompV5, Scheduler::Intrawave, Epilogue::CShuffleBuf, 8, 8,
+                              8, 1, false);
+        c.pixels_on_n = pixels_on_n;
+        c.cluster_n = cluster;
+        Result r;
+        const std::string why = compile_wgmma_1x1(c, 12, 408, 912, 16, r);
+        QVERIFY2(why.empty(), why.c_str());
+        const std::string dims = ".reqnctapercluster " + std::to_string(cluster) + ", 1, 1";
+        QVERIFY2(r.ptx.find(dims) != std::string::npos, dims.c_str());
+        QVERIFY(r.ptx.find("global.im2col.mbarrier::complete_tx::bytes.multicast::cluster") !=
+                std::string::npos);
+        qInfo("%s", ptxas_summary(r.log).c_str());
+        const int spilled = spill_bytes(r.log);
+        QVERIFY2(spilled >= 0 && spilled <= 1024, ptxas_summary(r.log).c_str());
+    }
     // A cluster along K (cluster_k): the cluster's blocks reduce shares of one tile's K tiles and
     // sum their fp32 partial tiles through distributed shared memory, so the kernel is launched
     // in clusters of cluster_k blocks and reads its peers' shared memory (mapa, then
