@@ -1001,7 +1001,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                   "ping-pong: two consumer warpgroups, an epilogue that leaves the ring alone");
     static_assert(S::CLUSTER == 1 ||
                       (!PP && !S::CSHUFFLE && !S::A_MN && S::SPLITS == 1 && S::GM == 1 && S::PAD_N),
-                  "a cluster walks tile pairs on the persistent grid (rules.cpp cluster)");
+                  "a cluster walks tile groups on the persistent grid (rules.cpp cluster)");
     static_assert(!S::PIXELS_ON_N || (!PP && !S::A_MN && S::SPLITS == 1 && S::C_PASSES == 1 &&
                                       (S::CSHUFFLE || S::CSHUFFLE_BUF)),
                   "pixels_on_n: intrawave, one C buffer (rules.cpp pixels_on_n)");

@@ -1,8 +1,8 @@
 #include "worker/blas_matmul.h"
 
 #include "gpu/buffer.h"
-#include "worker/launch_timer.h"
 #include "gpu/shared_library.h"
+#include "worker/launch_timer.h"
 
 #include <dlfcn.h>
 

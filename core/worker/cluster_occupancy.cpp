@@ -1,6 +1,6 @@
 #include "worker/cluster_occupancy.h"
 
-#include <dlfcn.h>
+#include "worker/cuda_driver.h"
 
 namespace gconv::worker {
 namespace {
@@ -18,16 +18,9 @@ struct LaunchConfig {
 using MaxActiveClusters = int (*)(int* clusters, void* function, const LaunchConfig* config);
 
 MaxActiveClusters query() {
-#if defined(GCONV_HIP_PLATFORM_NVIDIA)
-    static const MaxActiveClusters q = [] {
-        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-        return lib ? reinterpret_cast<MaxActiveClusters>(dlsym(lib, "cuOccupancyMaxActiveClusters"))
-                   : nullptr;
-    }();
+    static const auto q =
+        reinterpret_cast<MaxActiveClusters>(cuda_driver_symbol("cuOccupancyMaxActiveClusters"));
     return q;
-#else
-    return nullptr;
-#endif
 }
 
 } // namespace
@@ -36,8 +29,11 @@ unsigned max_active_clusters(hipFunction_t function, unsigned cluster, unsigned 
                              unsigned dynamic_shared_bytes) {
     const MaxActiveClusters q = query();
     if (!q || cluster < 2) return 0;
-    const LaunchConfig config{cluster, 1,       1, block_threads, 1, 1, dynamic_shared_bytes,
-                              nullptr, nullptr, 0};
+    LaunchConfig config{};
+    config.grid_x = cluster;
+    config.grid_y = config.grid_z = config.block_y = config.block_z = 1;
+    config.block_x = block_threads;
+    config.shared_bytes = dynamic_shared_bytes;
     int clusters = 0;
     // On NVIDIA a hipFunction_t is the driver's CUfunction.
     if (q(&clusters, reinterpret_cast<void*>(function), &config) != 0 || clusters < 1) return 0;

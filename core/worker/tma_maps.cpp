@@ -1,9 +1,10 @@
 #include "worker/tma_maps.h"
 
+#include "worker/cuda_driver.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 
 namespace gconv::worker {
 namespace {
@@ -34,18 +35,11 @@ struct Driver {
 const Driver& driver() {
     static const Driver d = [] {
         Driver r;
-#if defined(GCONV_HIP_PLATFORM_NVIDIA)
-        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!lib) {
-            r.why = std::string("libcuda.so.1 not loaded: ") + dlerror();
-            return r;
-        }
-        r.tiled = reinterpret_cast<EncodeTiled>(dlsym(lib, "cuTensorMapEncodeTiled"));
-        r.im2col = reinterpret_cast<EncodeIm2col>(dlsym(lib, "cuTensorMapEncodeIm2col"));
-        if (!r.tiled || !r.im2col) r.why = "libcuda.so.1 lacks the tensor-map encoders";
-#else
-        r.why = "tensor maps exist on NVIDIA only";
-#endif
+        r.tiled =
+            reinterpret_cast<EncodeTiled>(cuda_driver_symbol("cuTensorMapEncodeTiled", &r.why));
+        if (r.tiled)
+            r.im2col = reinterpret_cast<EncodeIm2col>(
+                cuda_driver_symbol("cuTensorMapEncodeIm2col", &r.why));
         return r;
     }();
     return d;
