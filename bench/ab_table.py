@@ -77,8 +77,10 @@ def main():
         fmt = lambda v: f"{v:.2f}x" if v else "-"
         print(f"| {key[0]} | {key[1]} | {cell(b)} | {cell(n)} | {fmt(gain)} | "
               f"{c and f'{c:.4f}' or '-'} | {fmt(xb)} | {fmt(xn)} |")
+    against = (f"against cuDNN base {geomean(vs_base):.3f}x, new {geomean(vs_new):.3f}x"
+               if vs_base else "no cuDNN baseline in the runs")
     print(f"\ngeomean over {len(gains)} shapes both ran: new / base {geomean(gains):.3f}x; "
-          f"against cuDNN base {geomean(vs_base):.3f}x, new {geomean(vs_new):.3f}x")
+          f"{against}")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,9 @@ class AbTable(unittest.TestCase):
         out = self.table(base, new)
         self.assertEqual(self.row(out, "s3")[2:5], ["-", "0.0050", "-"])
         self.assertIn("geomean over 1 shapes both ran: new / base 2.000x", out)
+        # Runs without cuDNN beside them say so instead of a geomean of nothing.
+        self.assertIn("no cuDNN baseline in the runs", out)
+        self.assertNotIn("nan", out)
 
     def test_two_kinds_of_kernel_of_one_run(self):
         rows = [("t1", "forward", "s1", "0.0200", "ok", "true", "0.0300"),
