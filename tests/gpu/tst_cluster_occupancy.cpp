@@ -6,42 +6,32 @@
 #include "gpu/context.h"
 #include "gpu/device.h"
 #include "gpu/module.h"
-#include "jit/cache.h"
 #include "jit/compiler.h"
+#include "probe_compile.h"
 #include "worker/cluster_occupancy.h"
 
-#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace gconv;
 
 namespace {
 
+// One entry per cluster size: the occupancy query reads the size from the compiled kernel.
 const char* k_source = R"(
-extern "C" __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(384)
-gconv_tst_cluster4(int* out) {
-    extern __shared__ int scratch[];
-    scratch[threadIdx.x] = threadIdx.x;
-    __syncthreads();
-    if (out) out[blockIdx.x] = scratch[0];
-}
-extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384)
-gconv_tst_cluster2(int* out) {
-    extern __shared__ int scratch[];
-    scratch[threadIdx.x] = threadIdx.x;
-    __syncthreads();
-    if (out) out[blockIdx.x] = scratch[0];
-}
+#define PROBE(size)                                                                         \
+    extern "C" __global__ void __cluster_dims__(size, 1, 1) __launch_bounds__(384)          \
+        gconv_tst_cluster##size(int* out) {                                                 \
+        extern __shared__ int scratch[];                                                    \
+        scratch[threadIdx.x] = threadIdx.x;                                                 \
+        __syncthreads();                                                                    \
+        if (out) out[blockIdx.x] = scratch[0];                                              \
+    }
+PROBE(2)
+PROBE(4)
 )";
 
 jit::CompileResult compile_probe() {
-    QTemporaryDir dir;
-    const jit::KernelCache cache(dir.path().toStdString());
-    jit::CompileRequest request;
-    request.name = "tst_cluster_occupancy.hip";
-    request.source = k_source;
-    request.arch = "sm_90a";
-    return jit::compile_cached(cache, jit::native_toolchain(), request);
+    return test::compile_probe_source("tst_cluster_occupancy.hip", k_source, "sm_90a");
 }
 
 constexpr unsigned k_heavy_shared = 220 * 1024; // a wgmma block's ring and C buffer

@@ -14,11 +14,10 @@
 #include "gpu/device.h"
 #include "gpu/module.h"
 #include "gpu/stream.h"
-#include "jit/cache.h"
 #include "jit/compiler.h"
+#include "probe_compile.h"
 
 #include <QRandomGenerator>
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cstdint>
@@ -185,15 +184,9 @@ std::uint16_t bf16_of(int v) {
     return static_cast<std::uint16_t>(bits >> 16); // small integers: exact
 }
 
-// Both probe kernels for sm_90a, compiled into a throwaway cache.
+// Both probe kernels for sm_90a.
 jit::CompileResult compile_probe() {
-    QTemporaryDir dir;
-    const jit::KernelCache cache(dir.path().toStdString());
-    jit::CompileRequest request;
-    request.name = "tst_wgmma_shift.hip";
-    request.source = k_source;
-    request.arch = "sm_90a";
-    return jit::compile_cached(cache, jit::native_toolchain(), request);
+    return test::compile_probe_source("tst_wgmma_shift.hip", k_source, "sm_90a");
 }
 
 struct Probe {
