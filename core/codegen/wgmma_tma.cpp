@@ -32,7 +32,10 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     const int64_t taps = p.Z * p.Y * p.X;
     // A K tile is one tap's tile_k-channel slice. Past C/G the copies read zeros only where
     // they are past C as well (G == 1); with groups they would meet the next group's channels.
-    if (cpg % slice != 0 && (weight_grad || p.G != 1))
+    // bwd_weight's B copies are one tap's slice too, 64 channels wide or, at C/G % 64 == 32,
+    // 32 (the kernel's narrow_b_blocks).
+    if (weight_grad && cpg % 32 != 0) return no("C/G is not a multiple of 32");
+    if (cpg % slice != 0 && !weight_grad && p.G != 1)
         return no("C/G is not a multiple of " + std::to_string(slice) + " (and G is not 1)");
     // Global strides are 16-byte multiples: the input's pixel (C) and the filter's tap (C/G).
     if (cpg % 8 != 0) return no("C/G is not a multiple of 8");
@@ -75,8 +78,8 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     a.element_strides[0] = 1;
     for (int i = 0; i < spatial; ++i) a.element_strides[1 + i] = static_cast<uint32_t>(stride[i]);
     a.element_strides[a.rank - 1] = 1;
-    a.channels = weight_grad ? 64 : static_cast<uint32_t>(slice);
-    // bwd_weight: one copy is one K tile (64 output pixels) of one 64-channel B column block.
+    a.channels = weight_grad ? (cpg % 64 == 0 ? 64u : 32u) : static_cast<uint32_t>(slice);
+    // bwd_weight: one copy is one K tile (64 output pixels) of one B column block.
     a.pixels = static_cast<uint32_t>(weight_grad ? c.tile_k : c.tile_m);
 
     TmaTiledGeometry& b = plan.tiled;

@@ -216,6 +216,17 @@ GCONV_DEVICE u64 descriptor_mn(u32 smem_addr, u32 lbo) {
     return static_cast<u64>((smem_addr & 0x3FFFF) >> 4) | (static_cast<u64>(lbo >> 4) << 16) |
            (static_cast<u64>(1024 >> 4) << 32) | (static_cast<u64>(1) << 62);
 }
+// The same in 32-element blocks (bwd_weight's B at C/G % 64 == 32: 64-byte rows in the 64-byte
+// swizzle): 8-row groups 512 bytes apart along K.
+GCONV_DEVICE u64 descriptor_mn32(u32 smem_addr, u32 lbo) {
+    return static_cast<u64>((smem_addr & 0x3FFFF) >> 4) | (static_cast<u64>(lbo >> 4) << 16) |
+           (static_cast<u64>(512 >> 4) << 32) | (static_cast<u64>(2) << 62);
+}
+// bwd_weight's B column blocks: one tap's channel slice per tensor copy, 64 channels wide where
+// C/G allows it, else 32 (host-checked: C/G % 32 == 0, codegen/wgmma_tma.cpp).
+GCONV_DEVICE bool narrow_b_blocks(int c_per_group) {
+    return c_per_group % 64 != 0;
+}
 
 // D(64 x N, fp32) += A(64 x 16) * B(16 x N), both from shared memory; IS_HALF picks fp16;
 // MN: both operands MN-major (the transpose immediates of the instruction).
@@ -727,23 +738,26 @@ GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 t
 
 // The tensor-map producer of bwd_weight (both operands MN-major), one thread: a K tile is 64
 // consecutive output pixels r0 ... r0 + 63. A: TM / 64 tiled copies of dOut (64 pixels x 64
-// output channels of group g each); B: TN / 64 im2col copies of the input, each one tap's
-// 64-channel slice (C/G % 64 == 0, host-checked) for the same 64 output pixels. Copies past the
-// last pixel or channel are zero-filled by the copy engine; B column blocks past the last tap
-// copy the last tap again (their columns are never stored), so every stage receives the same
-// byte count.
+// output channels of group g each); B: im2col copies of the input for the same 64 output
+// pixels, each one tap's channel slice: TN / 64 copies of 64 channels, or at C/G % 64 == 32
+// TN / 32 of 32 (narrow_b_blocks; C/G % 32 == 0 host-checked). Copies past the last pixel or
+// channel are zero-filled by the copy engine; B column blocks past the last tap copy the last
+// tap again (their columns are never stored), so every stage receives the same byte count.
 template <class S>
 GCONV_DEVICE void produce_tma_mn(const S& s, const WgmmaMaps& maps, u32 bars, u32 tiles_addr,
                                  int ktiles, int it) {
-    constexpr int STAGES = S::STAGES, BLOCKS_A = S::TM / 64, BLOCKS_B = S::TN / 64;
+    constexpr int STAGES = S::STAGES, BLOCKS_A = S::TM / 64, MAX_BLOCKS_B = S::TN / 32;
     constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128, BOX = 64 * 128;
     const ConvParams& p = s.p;
     const int cpg = p.c_per_group, taps = p.Z * p.Y * p.X;
-    int b_channel[BLOCKS_B];
-    u16 b_ox[BLOCKS_B], b_oy[BLOCKS_B], b_oz[BLOCKS_B];
+    const bool narrow = narrow_b_blocks(cpg);
+    const int width = narrow ? 32 : 64, blocks_b = S::TN / width;
+    const u32 box_b = static_cast<u32>(64 * 2 * width);
+    int b_channel[MAX_BLOCKS_B];
+    u16 b_ox[MAX_BLOCKS_B], b_oy[MAX_BLOCKS_B], b_oz[MAX_BLOCKS_B];
 #pragma unroll
-    for (int j = 0; j < BLOCKS_B; ++j) {
-        const int col = s.n0 + 64 * j;
+    for (int j = 0; j < MAX_BLOCKS_B; ++j) {
+        const int col = s.n0 + width * j;
         int tap = col / cpg, c0 = col - tap * cpg;
         if (tap >= taps) tap = taps - 1, c0 = 0;
         const int yx = p.Y * p.X;
@@ -770,8 +784,9 @@ GCONV_DEVICE void produce_tma_mn(const S& s, const WgmmaMaps& maps, u32 bars, u3
         const int w0 = ow * p.stride_w - p.pad_w, h0 = oh * p.stride_h - p.pad_h;
         const int d0 = od * p.stride_d - p.pad_d;
 #pragma unroll
-        for (int j = 0; j < BLOCKS_B; ++j) {
-            const u32 b_dst = dst + A_BYTES + j * BOX;
+        for (int j = 0; j < MAX_BLOCKS_B; ++j) {
+            if (j >= blocks_b) break;
+            const u32 b_dst = dst + A_BYTES + j * box_b;
             if constexpr (S::NDIM3)
                 tma_im2col_5d(b_dst, &maps.input, full, b_channel[j], w0, h0, d0, n, b_ox[j],
                               b_oy[j], b_oz[j]);
@@ -918,8 +933,10 @@ template <class S> GCONV_DEVICE void store_cluster_sum(S& s, u32 part_addr, int 
 // first 64-row block of A, M_WGS warpgroups along M; wn: its WN-column half of B in an N split).
 // A k16 step is 16 rows (2048 bytes) of an MN-major tile, 32 bytes along a K-major row; an N
 // half starts WN K-major rows (whole 8-row swizzle atoms) into B.
+// MN-major B in 32-element blocks (b_narrow) steps 16 rows of 64 bytes.
 template <class S, int M_WGS>
-GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg, int wn) {
+GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg, int wn,
+                               bool b_narrow) {
     constexpr bool MN = S::A_MN;
     static_assert(S::CWN == 1 || (!MN && S::WN % 8 == 0), "an N split of K-major B in atoms");
     constexpr u64 LAYOUT = k_major_layout<S::TK>();
@@ -927,8 +944,12 @@ GCONV_DEVICE void issue_k_tile(float* acc, u32 a_addr, u32 b_addr, int tile_wg, 
     if constexpr (S::CWN > 1) b_addr += wn * S::WN * S::TK * 2;
 #pragma unroll
     for (int kk = 0; kk < S::TK / 16; ++kk) {
-        const u64 db = MN ? descriptor_mn(b_addr + kk * 2048, 64 * 128)
-                          : descriptor_k(b_addr + kk * 32, LAYOUT);
+        u64 db;
+        if constexpr (MN)
+            db = b_narrow ? descriptor_mn32(b_addr + kk * 1024, 64 * 64)
+                          : descriptor_mn(b_addr + kk * 2048, 64 * 128);
+        else
+            db = descriptor_k(b_addr + kk * 32, LAYOUT);
 #pragma unroll
         for (int r = 0; r < S::RM; ++r) {
             const u32 block = r * M_WGS + tile_wg;
@@ -956,7 +977,7 @@ template <class S> GCONV_DEVICE void release_stage(u32 empty, int rank) {
 // group is in flight; returns with every wgmma finished and the accumulators fenced.
 template <class S, int M_WGS>
 GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, int ktiles,
-                                  int tile_wg, int wn, int wg, int rank) {
+                                  int tile_wg, int wn, int wg, int rank, bool b_narrow) {
     constexpr int STAGES = S::STAGES;
     constexpr u32 A_BYTES = S::TM * S::TK * 2, STAGE_BYTES = (S::TM + S::TN) * S::TK * 2;
     const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -967,9 +988,9 @@ GCONV_DEVICE void consume_k_tiles(float* acc, u32 bars, u32 tiles_addr, int it, 
         mma_fence();
         // pixels_on_n: the stage's channel rows are the instruction's A, its pixel rows its B.
         if constexpr (S::PIXELS_ON_N)
-            issue_k_tile<S, M_WGS>(acc, a_addr + A_BYTES, a_addr, tile_wg, wn);
+            issue_k_tile<S, M_WGS>(acc, a_addr + A_BYTES, a_addr, tile_wg, wn, false);
         else
-            issue_k_tile<S, M_WGS>(acc, a_addr, a_addr + A_BYTES, tile_wg, wn);
+            issue_k_tile<S, M_WGS>(acc, a_addr, a_addr + A_BYTES, tile_wg, wn, b_narrow);
         mma_commit();
         mma_wait<1>();
         if (t > 0 && lane == 0) release_stage<S>(bars + 8 * (STAGES + (q - 1) % STAGES), rank);
@@ -1140,8 +1161,8 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
             float acc[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
-            consume_k_tiles<S, M_WGS>(acc, bars, tiles_addr, it, ktiles, tile_wg, wn, wg,
-                                      walk.rank);
+            consume_k_tiles<S, M_WGS>(acc, bars, tiles_addr, it, ktiles, tile_wg, wn, wg, walk.rank,
+                                      MN && narrow_b_blocks(s.p.c_per_group));
             // The last K tile's stage goes back to the producer (the next tile's loads).
             if (ktiles > 0 && lane == 0)
                 release_stage<S>(bars + 8 * (STAGES + (it + ktiles - 1) % STAGES), walk.rank);

@@ -65,8 +65,10 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
         return out;
     }
     const TmaIm2colGeometry& a = plan.im2col;
-    // Rows of 64 channels (128 bytes) or, for tile_k 32, 32 (64 bytes): one swizzle span each.
-    const int swizzle = a.channels == 32 ? k_swizzle_64 : k_swizzle_128;
+    // Rows of 64 channels (128 bytes) or, for tile_k 32 (and bwd_weight's input at C/G % 64 ==
+    // 32), 32 (64 bytes): one swizzle span each, per map.
+    const auto swizzle_of = [](uint32_t row) { return row == 32 ? k_swizzle_64 : k_swizzle_128; };
+    const int swizzle = swizzle_of(a.channels);
     const uint32_t unit[3] = {1, 1, 1};
     // Opt-in until a device run has verified and timed it (docs/notes/wgmma-kernels.md v26).
     const char* tiled_env = std::getenv("GCONV_WGMMA_INPUT_TILED");
@@ -91,8 +93,9 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
     }
     out.maps.input_tiled = input_tiled ? 1 : 0;
     const TmaTiledGeometry& b = plan.tiled;
-    status = d.tiled(&out.maps.tiled, k_uint16, 3, const_cast<void*>(tiled_src), b.dims,
-                     b.strides_bytes, b.box, unit, k_no_interleave, swizzle, k_l2_256, k_zero_fill);
+    status =
+        d.tiled(&out.maps.tiled, k_uint16, 3, const_cast<void*>(tiled_src), b.dims, b.strides_bytes,
+                b.box, unit, k_no_interleave, swizzle_of(b.box[0]), k_l2_256, k_zero_fill);
     if (status != 0) {
         out.why = "cuTensorMapEncodeTiled returned " + std::to_string(status);
         return out;

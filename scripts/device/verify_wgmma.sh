@@ -9,7 +9,7 @@
 #   GCONV_VARIANT           forward (default), bwd_data (configs/bwd_data_wgmma.json and
 #                           bwd_data_persistent_wgmma.json: the forward kernels on the view of
 #                           dOut, stride-1 problems) or bwd_weight (configs/bwd_weight_wgmma.json:
-#                           MN-major operands, C/G a multiple of 64)
+#                           MN-major operands, C/G a multiple of 32)
 #   GCONV_WGMMA_VERIFY=a,b  pools to verify (forward default forward_bf16_wgmma,
 #                           forward_bf16_persistent_wgmma, forward_bf16_persistent_cshuffle_wgmma,
 #                           forward_bf16_pingpong_wgmma, forward_bf16_k32_wgmma, forward_fp16_wgmma;

@@ -397,12 +397,21 @@ private slots:
         QVERIFY(generate_kernel_source(c).find(
                     "gconv::bwd_weight::run<GconvConfig>(p, workspace, maps)") !=
                 std::string::npos);
+        // C/G 32: a 64-channel B copy would cross taps, so the input's copies are 32 channels
+        // wide (64-byte rows); dOut's stay 64 wide.
         Problem narrow = p;
-        narrow.C = 64; // C/G 32: a B copy would cross taps
+        narrow.C = 64;
+        QVERIFY2(is_supported(c, narrow).ok, is_supported(c, narrow).reason.c_str());
+        const WgmmaTmaPlan narrow_plan = plan_wgmma_tma(c, narrow);
+        QVERIFY(narrow_plan.enabled);
+        QCOMPARE(narrow_plan.im2col.channels, 32u);
+        QCOMPARE(narrow_plan.im2col.pixels, 64u);
+        QCOMPARE(narrow_plan.tiled.box[0], 64u);
+        narrow.C = 96; // C/G 48: no whole-tap copy width
         const SupportCheck s = is_supported(c, narrow);
         QVERIFY(!s.ok);
         QVERIFY2(QString::fromStdString(s.reason).startsWith("tensor maps"), s.reason.c_str());
-        QVERIFY(s.reason.find("C/G") != std::string::npos);
+        QVERIFY(s.reason.find("C/G is not a multiple of 32") != std::string::npos);
         // The mma.sync bwd_weight kernels take no maps.
         KernelConfig plain = c;
         plain.pipeline = Pipeline::Mem;
