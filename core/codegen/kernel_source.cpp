@@ -2,8 +2,8 @@
 
 #include "codegen/channel_pad.h"
 #include "codegen/direct_mma_plan.h"
-#include "codegen/direct_wgmma_plan.h"
 #include "codegen/direct_plan.h"
+#include "codegen/direct_wgmma_plan.h"
 #include "codegen/forward_view.h"
 #include "codegen/kernel_entry.h"
 #include "codegen/launch_plan.h"
@@ -77,10 +77,11 @@ bool reduces_through_workspace(const KernelConfig& c) {
 
 bool finishes_in_block(const KernelConfig& c) {
     // 2stage keeps its finish kernel (kernels/gconv_bwd_weight.h OutputOf says why), and so
-    // does the wgmma pipeline, whose roles leave no block-wide barrier after the epilogue.
+    // does the forward wgmma pipeline, whose persistent walks store tiles in other epilogues;
+    // bwd_weight's wgmma kernels (one cshuffle tile per block) finish in their consumers.
     return c.variant != Variant::BwdData && reduces_through_workspace(c) &&
            c.split_k_mode == SplitKMode::Atomic && !is_direct(c) && !is_direct_mma(c) &&
-           !uses_wgmma(c);
+           (!uses_wgmma(c) || c.variant == Variant::BwdWeight);
 }
 
 bool has_finish_kernel(const KernelConfig& c) {

@@ -14,11 +14,10 @@
 //             converted into dW (bf16 / fp16);
 //   two_stage split s stores its fp32 partial sums into workspace slice s; the slices are
 //             added and converted.
-// The conversion: with atomic on the mma.sync pipelines the block that adds last to a tile (a
-// ticket per tile after the fp32 sums in the workspace, zeroed with them before the launch)
-// converts the tile itself (finish_tile), which saves a kernel; two_stage and the wgmma
-// pipeline (whose roles leave no block-wide barrier after the epilogue) keep the second kernel
-// `finish`.
+// The conversion: with atomic the block that adds last to a tile (a ticket per tile after the
+// fp32 sums in the workspace, zeroed with them before the launch) converts the tile itself
+// (finish_tile; on the wgmma pipeline, whose producer may have left, its consumer warpgroups
+// alone), which saves a kernel; two_stage keeps the second kernel `finish`.
 // ConvParams: in = In, wei = dW (written), out = dOut. Kernel arguments (params, workspace),
 // and the tensor maps for the sm_90a wgmma pipeline (gconv_wgmma.h: both operands MN-major,
 // loaded by the copy engine only).
@@ -37,11 +36,11 @@ template <class Cfg> struct OutputOf {
         Cfg::kSplitKMode == kTwoStage || (Cfg::kSplitKMode == kAtomic && Cfg::kDType != 2);
     typedef typename gemm::Select<Cfg::kSplitKMode == kNone, T, float>::type type;
     // With atomic adds, the block that stores last to a tile converts it (no finish kernel):
-    // mma.sync only. 2stage keeps the finish kernel: the tile's slices held through the main
-    // loop cost its compv3 32x64 tiles 2-4 registers over the 96 that let 5 blocks of 128
-    // threads share an SM (session 19), and its tickets a memset that 2stage otherwise skips.
-    static constexpr bool kFinishInBlock =
-        kToWorkspace && !Cfg::kWgmma && Cfg::kSplitKMode == kAtomic;
+    // on the mma.sync pipelines the whole block, on the wgmma pipeline its consumer warpgroups.
+    // 2stage keeps the finish kernel: the tile's slices held through the main loop cost its
+    // compv3 32x64 tiles 2-4 registers over the 96 that let 5 blocks of 128 threads share an
+    // SM (session 19), and its tickets a memset that 2stage otherwise skips.
+    static constexpr bool kFinishInBlock = kToWorkspace && Cfg::kSplitKMode == kAtomic;
 };
 
 template <class Cfg>
@@ -181,7 +180,7 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
     // After every thread's stores (gemm::run's last step): the SPLITS-th block to arrive at
     // this tile's ticket stores the tile's fp32 sums converted into dW. `flag` is one int of
     // shared memory, free once every thread is past the fence's barrier.
-    GCONV_DEVICE void finish_tile(int* flag) const {
+    template <class Team> GCONV_DEVICE void finish_tile(int* flag, Team team) const {
         if constexpr (FINISH_IN_BLOCK) {
             typedef typename DTypeOf<Cfg::kDType>::type W;
             // Derived from what the epilogue kept (dw, m0, n0, g) and the parameters: the tile
@@ -194,16 +193,27 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
                 const i64 welems = static_cast<i64>(p.G) * p.k_per_group * n_total;
                 return reinterpret_cast<unsigned*>(dw + welems) + tile;
             };
-            if (!block_arrives_last(flag, SPLITS, ticket)) return;
+            if (!team_arrives_last(team, flag, SPLITS, ticket)) return;
             W* out = static_cast<W*>(const_cast<void*>(p.wei));
+            if constexpr (Cfg::kWgmma) {
+                // Rows of whole runs of 4 (C/G a multiple of 32, and so n0 and n_total).
+                constexpr int RUNS = TN / 4;
+                auto run_place = [&](int r) -> i64 {
+                    const int row = r / RUNS, col = (r - (r / RUNS) * RUNS) * 4;
+                    if (m0 + row >= p.k_per_group || n0 + col >= n_total) return -1;
+                    return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
+                };
+                batched_runs4(team, TM * RUNS, run_place, dw, out);
+                return;
+            }
             // The tile's element e: its place in dW, or -1 outside dW.
             auto place = [&](int e) -> i64 {
                 const int row = e / TN, col = e - (e / TN) * TN;
                 if (m0 + row >= p.k_per_group || n0 + col >= n_total) return -1;
                 return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
             };
-            batched_elements<G::THREADS>(
-                TM * TN, place, [&](i64 at) { return arch::load_l2(dw + at); },
+            batched_elements(
+                team, TM * TN, place, [&](i64 at) { return arch::load_l2(dw + at); },
                 [&](i64 at, float sum) { out[at] = from_float<W>(sum); });
         }
     }

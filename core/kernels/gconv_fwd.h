@@ -214,7 +214,7 @@ struct Source
     // tile's ticket stores the tile's fp32 sums converted into the output. `flag` is one int of
     // shared memory, free once every thread is past the fence's barrier. Splits come without
     // split-image pieces (rules), so the tile is (group block, N tile, M tile).
-    GCONV_DEVICE void finish_tile(int* flag) const {
+    template <class Team> GCONV_DEVICE void finish_tile(int* flag, Team team) const {
         if constexpr (FINISH_IN_BLOCK) {
             typedef typename DTypeOf<Cfg::kDType>::type Y;
             const auto ticket = [&] {
@@ -223,7 +223,7 @@ struct Source
                 const int tile = ((g0 / GM) * tiles_n + n0 / TN) * p.m_tiles_per_piece + m0 / TM;
                 return reinterpret_cast<unsigned*>(out + elems) + tile;
             };
-            if (!block_arrives_last(flag, SPLITS, ticket)) return;
+            if (!team_arrives_last(team, flag, SPLITS, ticket)) return;
             Y* y = static_cast<Y*>(p.out);
             // The tile's element e: its place in the output, or -1 outside it.
             auto place = [&](int e) -> i64 {
@@ -231,8 +231,8 @@ struct Source
                 if (!out_ok(row, col)) return -1;
                 return static_cast<i64>(m0 + row) * p.K + g0 * p.k_per_group + n0 + col;
             };
-            batched_elements<G::THREADS>(
-                TM * TN, place, [&](i64 at) { return arch::load_l2(out + at); },
+            batched_elements(
+                team, TM * TN, place, [&](i64 at) { return arch::load_l2(out + at); },
                 [&](i64 at, float sum) { y[at] = from_float<Y>(sum); });
         }
     }

@@ -19,6 +19,7 @@
 #include "gconv_arch.h"
 #include "gconv_convert.h"
 #include "gconv_params.h"
+#include "gconv_weight_runs.h"
 
 namespace gconv {
 
@@ -744,7 +745,8 @@ template <class S> GCONV_DEVICE void run(S& s) {
     }
     // The C tile's shared memory holds finish_tile's flag: its first barrier has every thread
     // past the write-out before the flag is written.
-    if constexpr (S::FINISH_IN_BLOCK) s.finish_tile(reinterpret_cast<int*>(gconv_dynamic_smem));
+    if constexpr (S::FINISH_IN_BLOCK)
+        s.finish_tile(reinterpret_cast<int*>(gconv_dynamic_smem), BlockTeam<S::THREADS>{});
 }
 
 } // namespace gemm

@@ -191,6 +191,14 @@ GCONV_DEVICE void tma_tile_3d_multicast(u32 dst, const TensorMapBits* map, u32 b
 template <int THREADS> GCONV_DEVICE void consumer_barrier() {
     asm volatile("bar.sync 1, %0;\n" ::"n"(THREADS) : "memory");
 }
+// The consumer warpgroups as the team that finishes a split-K tile (gconv_weight_runs.h):
+// their accumulators are dead by then, so 16 loads per thread are in flight (a 128 x 256 tile
+// takes 8 L2 round trips, the kernel's tail where its last tile finishes).
+template <int THREADS> struct ConsumerTeam {
+    static constexpr int kThreads = THREADS, kBatch = 16;
+    GCONV_DEVICE int rank() const { return static_cast<int>(threadIdx.x) - 128; }
+    GCONV_DEVICE void sync() const { consumer_barrier<THREADS>(); }
+};
 // Named barrier `id` (1 + warpgroup: one per ping-pong consumer) of THREADS threads.
 template <int THREADS> GCONV_DEVICE void named_arrive(int id) {
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
@@ -1049,7 +1057,13 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     u8* raw = gconv_dynamic_smem;
     const u32 raw_addr = arch::shared_address(raw);
     const u32 bars = raw_addr; // full[s] at 8 s, empty[s] at 8 (STAGES + s)
-    const u32 tiles_addr = (raw_addr + 2 * STAGES * 8 + 1023) & ~1023u;
+    // Then, where the consumers finish split-K tiles themselves, the flag of their ticket: the
+    // dynamic base is 16-byte aligned, so rounding up adds at most 1008 bytes, and the host
+    // reserves 1 KiB of slack besides the barriers (launch_plan.cpp wgmma_shared_bytes).
+    constexpr u32 FLAG_BYTES = S::FINISH_IN_BLOCK ? 16 : 0;
+    int* finish_flag = reinterpret_cast<int*>(raw + 2 * STAGES * 8);
+    (void)finish_flag;
+    const u32 tiles_addr = (raw_addr + 2 * STAGES * 8 + FLAG_BYTES + 1023) & ~1023u;
     u8* tiles = raw + (tiles_addr - raw_addr);
     if (tid == 0) {
 #pragma unroll
@@ -1188,6 +1202,10 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 stage_tile<S, S::LDC>(sc, acc, wm, wn, lane);
                 consumer_barrier<S::CTHREADS>();
                 store_c_rows<S, S::TN, S::LDC>(s, sc, tid - 128, 0);
+                // Split-K with atomic adds into fp32 sums: the last block to add to the tile
+                // converts it (one tile per block, so nothing follows in the loop).
+                if constexpr (S::FINISH_IN_BLOCK)
+                    s.finish_tile(finish_flag, ConsumerTeam<S::CTHREADS>{});
             } else if constexpr (S::CSHUFFLE_BUF) {
                 // C has its own buffer after the ring, so the producer goes on filling the ring
                 // with the next tile's K tiles meanwhile. The first barrier of a slice waits
@@ -1197,7 +1215,6 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
                 static_assert(S::RN == 1, "wgmma: one warp tile spans the warpgroup's columns");
                 OutT* sc =
                     reinterpret_cast<OutT*>(tiles + S::WG_RING + (PP ? wg * S::C_TILE_BYTES : 0));
-#pragma unroll
                 // Split in N, each warpgroup's columns are WG_PASSES slices of the tile's
                 // C_PASSES (or, one slice for the whole tile, both share it): a pass stages the
                 // accumulators of one warpgroup, chosen by a uniform branch.
