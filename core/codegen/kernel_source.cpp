@@ -9,7 +9,9 @@
 #include "codegen/launch_plan.h"
 #include "problem/problem.h"
 
+#include <cstdlib>
 #include <sstream>
+#include <string_view>
 
 namespace gconv {
 namespace {
@@ -77,11 +79,19 @@ bool reduces_through_workspace(const KernelConfig& c) {
 
 bool finishes_in_block(const KernelConfig& c) {
     // 2stage keeps its finish kernel (kernels/gconv_bwd_weight.h OutputOf says why), and so
-    // does the forward wgmma pipeline, whose persistent walks store tiles in other epilogues;
-    // bwd_weight's wgmma kernels (one cshuffle tile per block) finish in their consumers.
-    return c.variant != Variant::BwdData && reduces_through_workspace(c) &&
-           c.split_k_mode == SplitKMode::Atomic && !is_direct(c) && !is_direct_mma(c) &&
-           (!uses_wgmma(c) || c.variant == Variant::BwdWeight);
+    // does the forward wgmma pipeline, whose persistent walks store tiles in other epilogues.
+    // bwd_weight's wgmma kernels (one cshuffle tile per block) can finish in their consumer
+    // warpgroups, for now only with GCONV_WGMMA_FINISH_IN_BLOCK=1 in the environment of both
+    // the sweep and its workers (the generated source and the launch sequence both follow it):
+    // the finish kernel stays the default until a device run has timed the two side by side
+    // (session 31 measured the L2 read-back of a tile's last split at 5-9 us on small forward
+    // tiles; docs/notes/device-runs.md, session 39).
+    if (c.variant == Variant::BwdData || !reduces_through_workspace(c) ||
+        c.split_k_mode != SplitKMode::Atomic || is_direct(c) || is_direct_mma(c))
+        return false;
+    if (!uses_wgmma(c)) return true;
+    const char* env = std::getenv("GCONV_WGMMA_FINISH_IN_BLOCK");
+    return c.variant == Variant::BwdWeight && env && std::string_view(env) == "1";
 }
 
 bool has_finish_kernel(const KernelConfig& c) {
@@ -158,6 +168,7 @@ std::string generate_kernel_source(const KernelConfig& c, const ModuleEntries& e
     if (c.variant != Variant::BwdData) {
         field("int", "kSplitK", c.split_k);
         field("int", "kSplitKMode", static_cast<int>(c.split_k_mode));
+        field("bool", "kFinishInBlock", cpp_bool(finishes_in_block(c)));
     }
     s << "};\n\n";
     write_entry_points(s, c, block_warps(c),

@@ -36,11 +36,14 @@ template <class Cfg> struct OutputOf {
         Cfg::kSplitKMode == kTwoStage || (Cfg::kSplitKMode == kAtomic && Cfg::kDType != 2);
     typedef typename gemm::Select<Cfg::kSplitKMode == kNone, T, float>::type type;
     // With atomic adds, the block that stores last to a tile converts it (no finish kernel):
-    // on the mma.sync pipelines the whole block, on the wgmma pipeline its consumer warpgroups.
-    // 2stage keeps the finish kernel: the tile's slices held through the main loop cost its
-    // compv3 32x64 tiles 2-4 registers over the 96 that let 5 blocks of 128 threads share an
-    // SM (session 19), and its tickets a memset that 2stage otherwise skips.
-    static constexpr bool kFinishInBlock = kToWorkspace && Cfg::kSplitKMode == kAtomic;
+    // on the mma.sync pipelines the whole block, on the wgmma pipeline (where the host chooses
+    // it: codegen finishes_in_block) its consumer warpgroups. 2stage keeps the finish kernel:
+    // the tile's slices held through the main loop cost its compv3 32x64 tiles 2-4 registers
+    // over the 96 that let 5 blocks of 128 threads share an SM (session 19), and its tickets a
+    // memset that 2stage otherwise skips.
+    static constexpr bool kFinishInBlock = Cfg::kFinishInBlock;
+    static_assert(!kFinishInBlock || (kToWorkspace && Cfg::kSplitKMode == kAtomic),
+                  "a finish in the block converts the atomic adds' fp32 sums");
 };
 
 template <class Cfg>

@@ -29,7 +29,9 @@ template <class Cfg> struct OutputOf {
     static constexpr bool kSplit = Cfg::kSplitK > 1;
     static constexpr bool kToWorkspace = kSplit && Cfg::kDType != 2; // 2: fp32
     typedef typename gemm::Select<kSplit, float, T>::type type;
-    static constexpr bool kFinishInBlock = kToWorkspace && !Cfg::kWgmma;
+    // The host's choice (codegen finishes_in_block), which also plans the tickets.
+    static constexpr bool kFinishInBlock = Cfg::kFinishInBlock;
+    static_assert(!kFinishInBlock || kToWorkspace, "a finish in the block converts fp32 sums");
 };
 
 template <class Cfg>

@@ -618,25 +618,35 @@ private slots:
         QCOMPARE(seq.steps[1].kernel.entry, main_entry);
         QVERIFY(generate_kernel_source(c).find(finish + "(") == std::string::npos);
 
-        // The wgmma pipeline's consumer warpgroups finish the tile too: tickets, no convert
-        // kernel.
+        // The wgmma pipeline keeps the convert kernel and no tickets by default; with
+        // GCONV_WGMMA_FINISH_IN_BLOCK=1 its consumer warpgroups finish the tile: tickets, no
+        // convert kernel, and the kernel is told so.
         KernelConfig w = c;
         w.pipeline = Pipeline::CompV5, w.double_smem_buffer = true, w.num_wave_groups = 2;
         w.tile_m = 128, w.tile_n = 128, w.tile_k = 64, w.wave_m = 8, w.wave_n = 1;
         w.warp_tile_m = 16, w.warp_tile_n = 128, w.warp_tile_k = 16;
         w.epilogue = Epilogue::CShuffle;
         QVERIFY(uses_wgmma(w));
+        qunsetenv("GCONV_WGMMA_FINISH_IN_BLOCK");
+        QVERIFY(!finishes_in_block(w));
+        QVERIFY(has_finish_kernel(w));
+        QCOMPARE(split_ticket_bytes(w, p), std::size_t(0));
+        QVERIFY(generate_kernel_source(w).find("kFinishInBlock = false") != std::string::npos);
+        qputenv("GCONV_WGMMA_FINISH_IN_BLOCK", "1");
         QVERIFY(finishes_in_block(w));
         QVERIFY(!has_finish_kernel(w));
         const LaunchPlan wgrid = plan_launch(w, p);
         QCOMPARE(split_ticket_bytes(w, p),
                  std::size_t(wgrid.grid_x) * wgrid.grid_y * (wgrid.grid_z / w.split_k) * 4);
-        QVERIFY(generate_kernel_source(w).find(finish + "(") == std::string::npos);
+        const std::string in_block = generate_kernel_source(w);
+        QVERIFY(in_block.find(finish + "(") == std::string::npos);
+        QVERIFY(in_block.find("kFinishInBlock = true") != std::string::npos);
         // The forward wgmma kernels keep their convert kernel (their persistent walks store
         // tiles through other epilogues).
         KernelConfig fw = w;
         fw.variant = Variant::Forward;
         QVERIFY(!finishes_in_block(fw));
+        qunsetenv("GCONV_WGMMA_FINISH_IN_BLOCK");
 
         // atomic fp32: zero dW itself and accumulate into it; no workspace, no convert.
         c.dtype = DataType::FP32, c.warp_tile_k = 4;

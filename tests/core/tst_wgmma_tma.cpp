@@ -387,16 +387,20 @@ private slots:
         QCOMPARE(plan.tiled.box[0], 64u);
         QCOMPARE(plan.tiled.box[1], 64u);
         QCOMPARE(plan.tiled.box[2], 1u);
-        // memset of the fp32 workspace and its tickets, then the wgmma GEMM (maps, workspace),
-        // whose consumers convert each tile once its last split has added to it: no finish
-        // kernel.
-        const LaunchSequence seq = plan_sequence(c, p);
-        QCOMPARE(seq.steps.size(), std::size_t(2));
-        QVERIFY(finishes_in_block(c) && !has_finish_kernel(c));
+        // memset of the fp32 workspace, the wgmma GEMM (maps, workspace), the convert kernel;
+        // with GCONV_WGMMA_FINISH_IN_BLOCK=1 the memset also zeroes a ticket per tile and the
+        // GEMM's consumers convert each tile once its last split has added to it.
+        qunsetenv("GCONV_WGMMA_FINISH_IN_BLOCK");
+        QCOMPARE(plan_sequence(c, p).steps.size(), std::size_t(3));
+        qputenv("GCONV_WGMMA_FINISH_IN_BLOCK", "1");
+        const LaunchSequence in_block = plan_sequence(c, p);
+        QCOMPARE(in_block.steps.size(), std::size_t(2));
         const LaunchPlan grid = plan_launch(c, p);
         const std::size_t tiles = std::size_t(grid.grid_x) * grid.grid_y * (grid.grid_z / 4);
-        QCOMPARE(seq.workspace_bytes, std::size_t(p.weight_elements()) * 4 + tiles * 4);
-        QCOMPARE(seq.steps[0].memset.bytes, seq.workspace_bytes);
+        QCOMPARE(in_block.workspace_bytes, std::size_t(p.weight_elements()) * 4 + tiles * 4);
+        QCOMPARE(in_block.steps[0].memset.bytes, in_block.workspace_bytes);
+        qunsetenv("GCONV_WGMMA_FINISH_IN_BLOCK");
+        const LaunchSequence seq = plan_sequence(c, p);
         const KernelStep& main = seq.steps[1].kernel;
         QVERIFY(main.wgmma_maps && main.workspace_arg && !main.persistent && !main.dout_as_input);
         QCOMPARE(main.block_threads, unsigned((4 + 4) * 32)); // producer warpgroup + consumers
