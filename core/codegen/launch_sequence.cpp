@@ -9,7 +9,9 @@
 #include "codegen/kernel_source.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 namespace gconv {
 
@@ -64,11 +66,15 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
     const LaunchPlan plan = plan_launch(c, p, warp_size);
     const bool backward = c.variant != Variant::Forward;
     const std::size_t weight_f32 = static_cast<std::size_t>(p.weight_elements()) * 4;
+    // Whether the first step zeroes fp32 sums (and tickets) in the workspace that every
+    // converter of the run reads back (workspace_kept_zero_requested).
+    bool zeroes_sums = false;
 
     if (const std::size_t direct = direct_weight_workspace_bytes(c, p); direct > 0) {
         // fp32 dW and the channel blocks' tickets, both zero on every run.
         seq.workspace_bytes = direct;
         seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
+        zeroes_sums = true;
     } else if (c.variant == Variant::Forward && c.split_k_mode == SplitKMode::Atomic) {
         // The splits add into fp32 sums that start at zero on every run: the output itself
         // (fp32), else a workspace that the last split of each tile converts (mma.sync: its
@@ -79,6 +85,7 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
         } else {
             seq.workspace_bytes = out_f32 + split_ticket_bytes(c, p);
             seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
+            zeroes_sums = true;
         }
     } else if (c.variant == Variant::BwdWeight) {
         if (c.split_k_mode == SplitKMode::Atomic) {
@@ -89,6 +96,7 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
             } else {
                 seq.workspace_bytes = weight_f32 + split_ticket_bytes(c, p);
                 seq.steps.push_back(memset_step(LaunchBuffer::Workspace, seq.workspace_bytes));
+                zeroes_sums = true;
             }
         } else if (c.split_k_mode == SplitKMode::TwoStage) {
             // Every slice element is stored by its split (empty splits store zeros).
@@ -146,7 +154,19 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
                         grid_stride_blocks(finished, k_finish_threads, k_finish_max_blocks), 1, 1,
                         k_finish_threads, 0, true));
     }
+    // A workspace kept zero: its converters leave the sums and tickets zero, so the executor
+    // zeroes it once before a problem's first run and no run starts with a memset.
+    if (zeroes_sums && !view && !c.channel_pad && workspace_kept_zero_requested()) {
+        seq.steps.erase(seq.steps.begin());
+        seq.workspace_kept_zero = true;
+        seq.params.keep_workspace_zero = 1;
+    }
     return seq;
+}
+
+bool workspace_kept_zero_requested() {
+    const char* env = std::getenv("GCONV_WORKSPACE_KEPT_ZERO");
+    return env && std::string_view(env) == "1";
 }
 
 std::string main_entry_name(const KernelConfig& c, const Problem& given) {

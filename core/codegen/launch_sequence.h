@@ -69,7 +69,15 @@ struct LaunchSequence {
     ConvParams params{};
     // Tensor-map geometry of a wgmma kernel (wgmma_tma.h); !enabled for every other kernel.
     WgmmaTmaPlan tma;
+    // The workspace must be zero before the sequence's first run and every run leaves it zero
+    // (params.keep_workspace_zero): the split-K and direct bwd_weight sequences whose first step
+    // would otherwise zero it, with workspace_kept_zero_requested().
+    bool workspace_kept_zero = false;
 };
+
+// GCONV_WORKSPACE_KEPT_ZERO=1 in the environment (of the sweep and its workers alike): opt-in
+// until a device run has verified and timed it (docs/notes/device-runs.md, session 39).
+bool workspace_kept_zero_requested();
 
 // Fails (std::invalid_argument naming the reason) for pairs is_supported rejects.
 // shared_optin as for is_supported.

@@ -75,7 +75,12 @@ EmulatedCheck KernelEmulator::check(const Problem& p, std::uint64_t seed) const 
         std::memcpy(d_out->data(), out.bytes.data(), out.bytes.size());
         // Poison: NaN in every data type, so an element nobody writes fails verification.
         std::memset(result->data(), 0xff, result_tensor.bytes.size());
-        std::memset(d_work->data(), 0xff, seq.workspace_bytes);
+        // A workspace kept zero is zeroed before the first run only: the second starts from
+        // what the first left.
+        if (!seq.workspace_kept_zero)
+            std::memset(d_work->data(), 0xff, seq.workspace_bytes);
+        else if (order == ThreadOrder::Ascending)
+            std::memset(d_work->data(), 0, seq.workspace_bytes);
         for (const LaunchStep& step : seq.steps) {
             if (step.kind == LaunchStep::Kind::Memset) {
                 void* base = step.memset.buffer == LaunchBuffer::Input    ? d_in->data()
@@ -109,6 +114,13 @@ EmulatedCheck KernelEmulator::check(const Problem& p, std::uint64_t seed) const 
         for (int t = 0; t < 4; ++t)
             if (!all[t].first->outside_holds(k_outside, all[t].second))
                 throw Error(check.entry + ": wrote outside the " + names[t] + " tensor");
+        if (seq.workspace_kept_zero) {
+            const auto* bytes = static_cast<const unsigned char*>(d_work->data());
+            for (std::size_t b = 0; b < seq.workspace_bytes; ++b)
+                if (bytes[b] != 0)
+                    throw Error(check.entry + ": left its workspace non-zero at byte " +
+                                std::to_string(b) + " (a workspace kept zero)");
+        }
         (order == ThreadOrder::Ascending ? check.ascending : check.descending) =
             verify_output(result->data(), reference.data(), reference.size(), dtype);
     }

@@ -206,7 +206,8 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
                     if (m0 + row >= p.k_per_group || n0 + col >= n_total) return -1;
                     return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
                 };
-                batched_runs4(team, TM * RUNS, run_place, dw, out);
+                batched_runs4(team, TM * RUNS, run_place, dw, out, p.keep_workspace_zero != 0);
+                release_ticket(team, ticket, p.keep_workspace_zero != 0);
                 return;
             }
             // The tile's element e: its place in dW, or -1 outside dW.
@@ -215,9 +216,14 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
                 if (m0 + row >= p.k_per_group || n0 + col >= n_total) return -1;
                 return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
             };
+            const bool keep_zero = p.keep_workspace_zero != 0;
             batched_elements(
                 team, TM * TN, place, [&](i64 at) { return arch::load_l2(dw + at); },
-                [&](i64 at, float sum) { out[at] = from_float<W>(sum); });
+                [&](i64 at, float sum) {
+                    out[at] = from_float<W>(sum);
+                    if (keep_zero) dw[at] = 0.f;
+                });
+            release_ticket(team, ticket, keep_zero);
         }
     }
 };
@@ -241,8 +247,9 @@ template <class Cfg> GCONV_DEVICE void finish(const ConvParams& p, void* workspa
     typedef typename DTypeOf<Cfg::kDType>::type T;
     constexpr int SLICES = Cfg::kSplitKMode == kTwoStage ? Cfg::kSplitK : 1;
     gemm::finish_slices<T, SLICES>(
-        static_cast<T*>(const_cast<void*>(p.wei)), static_cast<const float*>(workspace),
-        static_cast<i64>(p.G) * p.k_per_group * p.Z * p.Y * p.X * p.c_per_group);
+        static_cast<T*>(const_cast<void*>(p.wei)), static_cast<float*>(workspace),
+        static_cast<i64>(p.G) * p.k_per_group * p.Z * p.Y * p.X * p.c_per_group,
+        p.keep_workspace_zero != 0);
 }
 
 } // namespace bwd_weight

@@ -84,10 +84,10 @@ GCONV_DEVICE void finish_channel_block(const ConvParams& p, void* workspace, int
         const int channel_blocks = (p.C + tile_n - 1) / tile_n;
         const int present = (p.C - ch0 < tile_n ? p.C - ch0 : tile_n) * per_channel;
         convert_run_when_last<T, THREADS>(
-            static_cast<const float*>(workspace) + ch0 * per_channel,
+            static_cast<float*>(workspace) + ch0 * per_channel,
             static_cast<T*>(const_cast<void*>(p.wei)) + ch0 * per_channel, present,
             weight_run_tickets(workspace, p.C * per_channel) + ch0 / tile_n,
-            gridDim.x / channel_blocks);
+            gridDim.x / channel_blocks, p.keep_workspace_zero != 0);
     }
 }
 

@@ -302,7 +302,8 @@ template <class Cfg> GCONV_DEVICE void bwd_weight(const ConvParams& p, void* wor
         arch::atomic_add_run<4>(dw + e, slice + e);
     convert_run_when_last<T, S::THREADS>(
         dw, static_cast<T*>(const_cast<void*>(p.wei)) + ch0 * g.taps * S::CPG, slice_elems,
-        weight_run_tickets(workspace, p.K * g.taps * S::CPG) + blockIdx.y, gridDim.x * gridDim.z);
+        weight_run_tickets(workspace, p.K * g.taps * S::CPG) + blockIdx.y, gridDim.x * gridDim.z,
+        p.keep_workspace_zero != 0);
 }
 
 } // namespace direct_mma

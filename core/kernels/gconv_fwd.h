@@ -233,9 +233,14 @@ struct Source
                 if (!out_ok(row, col)) return -1;
                 return static_cast<i64>(m0 + row) * p.K + g0 * p.k_per_group + n0 + col;
             };
+            const bool keep_zero = p.keep_workspace_zero != 0;
             batched_elements(
                 team, TM * TN, place, [&](i64 at) { return arch::load_l2(out + at); },
-                [&](i64 at, float sum) { y[at] = from_float<Y>(sum); });
+                [&](i64 at, float sum) {
+                    y[at] = from_float<Y>(sum);
+                    if (keep_zero) out[at] = 0.f;
+                });
+            release_ticket(team, ticket, keep_zero);
         }
     }
 };
@@ -262,8 +267,9 @@ GCONV_DEVICE void run(const ConvParams& p, void* workspace, const WgmmaMaps& map
 // the output. Any 1-D launch shape.
 template <class Cfg> GCONV_DEVICE void finish(const ConvParams& p, void* workspace) {
     typedef typename DTypeOf<Cfg::kDType>::type T;
-    gemm::finish_slices<T, 1>(static_cast<T*>(p.out), static_cast<const float*>(workspace),
-                              static_cast<i64>(p.N) * p.Do * p.Ho * p.Wo * p.K);
+    gemm::finish_slices<T, 1>(static_cast<T*>(p.out), static_cast<float*>(workspace),
+                              static_cast<i64>(p.N) * p.Do * p.Ho * p.Wo * p.K,
+                              p.keep_workspace_zero != 0);
 }
 
 } // namespace fwd

@@ -63,14 +63,18 @@ GCONV_DEVICE void tile_n_fastest(int linear, int gx, int gy, int& bx, int& by, i
 }
 
 // The finish kernels of split-K: dst[e] = the sum of SLICES fp32 slices of n elements each at
-// ws (one without 2stage), converted to T. A grid-stride loop: any 1-D launch shape.
-template <typename T, int SLICES> GCONV_DEVICE void finish_slices(T* dst, const float* ws, i64 n) {
+// ws (one without 2stage), converted to T; keep_zero (atomic sums only: 2stage's slices are
+// stored whole by every run) writes zeros back over the sums. A grid-stride loop: any 1-D
+// launch shape.
+template <typename T, int SLICES>
+GCONV_DEVICE void finish_slices(T* dst, float* ws, i64 n, bool keep_zero) {
     const i64 step = static_cast<i64>(gridDim.x) * blockDim.x;
     for (i64 e = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step) {
         float sum = ws[e];
 #pragma unroll
         for (int s = 1; s < SLICES; ++s) sum += ws[s * n + e];
         dst[e] = from_float<T>(sum);
+        if (SLICES == 1 && keep_zero) ws[e] = 0.f;
     }
 }
 

@@ -32,6 +32,11 @@ struct ConvParams {
     // C/G of the input and filter as stored: c_per_group, except where the launch sequence
     // first copies them channel-padded (gconv_pad.h) and the kernels run the padded problem.
     int stored_c_per_group;
+
+    // 1: the split-K workspace is zero when the run starts and must be left zero (what converts
+    // fp32 sums writes zeros back over what it read, the last arrival at a ticket resets it), so
+    // the sequence needs no memset (LaunchSequence::workspace_kept_zero).
+    int keep_workspace_zero;
 };
 
 // The second argument of a wgmma kernel (compv5 on sm_90a), passed as a __grid_constant__:

@@ -52,8 +52,10 @@ GCONV_DEVICE void batched_elements(Team team, int count, Place place, Load load,
 // element (a multiple of 4, so the sums' loads and the 8-byte store are aligned; negative:
 // nowhere). One index computation per 4 elements keeps the code small where rows are whole runs
 // (the wgmma bwd_weight tiles: C/G a multiple of 32).
+// keep_zero: zeros go back over the sums read (a workspace kept zero, gconv_params.h).
 template <class Team, class T, class Place>
-GCONV_DEVICE void batched_runs4(Team team, int runs, Place place, const float* sums, T* out) {
+GCONV_DEVICE void batched_runs4(Team team, int runs, Place place, float* sums, T* out,
+                                bool keep_zero) {
     static_assert(sizeof(T) == 2, "16-bit results: 4 in one 8-byte store");
     constexpr int THREADS = Team::kThreads, BATCH = Team::kBatch / 4;
     for (int r0 = team.rank(); r0 < runs; r0 += BATCH * THREADS) {
@@ -74,6 +76,10 @@ GCONV_DEVICE void batched_runs4(Team team, int runs, Place place, const float* s
             for (int e = 0; e < 4; ++e) y[e] = from_float<T>(v[i][e]);
             *reinterpret_cast<unsigned long long*>(out + at[i]) =
                 *reinterpret_cast<const unsigned long long*>(y);
+            if (keep_zero) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) sums[at[i] + e] = 0.f;
+            }
         }
     }
 }
@@ -94,18 +100,31 @@ GCONV_DEVICE bool team_arrives_last(Team team, int* flag, unsigned arrivals, Tic
     return true;
 }
 
+// With a workspace kept zero (gconv_params.h keep_workspace_zero), the team that arrived last
+// at a ticket resets it for the next run: every other team has taken it already.
+template <class Team, class Ticket>
+GCONV_DEVICE void release_ticket(Team team, Ticket ticket, bool keep_zero) {
+    if (keep_zero && team.rank() == 0) *ticket() = 0u;
+}
+
 // Called by every thread of a block once its adds to the run's slice sums[0 .. elems) are
-// issued; `blocks` blocks add to the run. The last of them converts the slice into out.
+// issued; `blocks` blocks add to the run. The last of them converts the slice into out (and,
+// keep_zero, leaves the slice and the ticket zero).
 template <class T, int THREADS>
-GCONV_DEVICE void convert_run_when_last(const float* sums, T* out, int elems, unsigned* ticket,
-                                        unsigned blocks) {
+GCONV_DEVICE void convert_run_when_last(float* sums, T* out, int elems, unsigned* ticket,
+                                        unsigned blocks, bool keep_zero) {
     __shared__ int last;
     const BlockTeam<THREADS> block;
-    if (!team_arrives_last(block, &last, blocks, [&] { return ticket; })) return;
+    const auto take = [&] { return ticket; };
+    if (!team_arrives_last(block, &last, blocks, take)) return;
     batched_elements(
         block, elems, [](int e) { return static_cast<i64>(e); },
         [&](i64 e) { return arch::load_l2(sums + e); },
-        [&](i64 e, float v) { out[e] = from_float<T>(v); });
+        [&](i64 e, float v) {
+            out[e] = from_float<T>(v);
+            if (keep_zero) sums[e] = 0.f;
+        });
+    release_ticket(block, take, keep_zero);
 }
 
 } // namespace gconv

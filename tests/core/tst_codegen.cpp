@@ -617,6 +617,16 @@ private slots:
         QCOMPARE(seq.workspace_bytes, wbytes + tickets);
         QCOMPARE(seq.steps[1].kernel.entry, main_entry);
         QVERIFY(generate_kernel_source(c).find(finish + "(") == std::string::npos);
+        QVERIFY(!seq.workspace_kept_zero && seq.params.keep_workspace_zero == 0);
+        // A workspace kept zero (GCONV_WORKSPACE_KEPT_ZERO=1): the same workspace, no memset,
+        // and the kernel told to leave the sums and tickets zero.
+        qputenv("GCONV_WORKSPACE_KEPT_ZERO", "1");
+        const LaunchSequence kept = plan_sequence(c, p);
+        QCOMPARE(kernels(kept), std::vector<std::string>{main_entry});
+        QCOMPARE(kept.steps.size(), std::size_t(1));
+        QCOMPARE(kept.workspace_bytes, wbytes + tickets);
+        QVERIFY(kept.workspace_kept_zero && kept.params.keep_workspace_zero == 1);
+        qunsetenv("GCONV_WORKSPACE_KEPT_ZERO");
 
         // The wgmma pipeline keeps the convert kernel and no tickets by default; with
         // GCONV_WGMMA_FINISH_IN_BLOCK=1 its consumer warpgroups finish the tile: tickets, no
@@ -648,9 +658,13 @@ private slots:
         QVERIFY(!finishes_in_block(fw));
         qunsetenv("GCONV_WGMMA_FINISH_IN_BLOCK");
 
-        // atomic fp32: zero dW itself and accumulate into it; no workspace, no convert.
+        // atomic fp32: zero dW itself and accumulate into it; no workspace, no convert (and
+        // dW is no workspace to keep zero).
         c.dtype = DataType::FP32, c.warp_tile_k = 4;
+        qputenv("GCONV_WORKSPACE_KEPT_ZERO", "1");
         seq = plan_sequence(c, p);
+        qunsetenv("GCONV_WORKSPACE_KEPT_ZERO");
+        QVERIFY(!seq.workspace_kept_zero);
         QCOMPARE(seq.steps.size(), std::size_t(2));
         QCOMPARE(int(seq.steps[0].memset.buffer), int(LaunchBuffer::Weight));
         QCOMPARE(seq.steps[0].memset.bytes, wbytes);

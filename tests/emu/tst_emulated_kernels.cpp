@@ -4,6 +4,10 @@
 // thread orders, verified against the host convolution with the worker's tolerance. What a GPU
 // would verify, without one: wrong indexing, unwritten outputs (NaN poison), races on shared
 // memory, cp.async read early, shared memory past the launch's, misaligned shared accesses.
+// The split-K and direct bwd_weight pools run once more on workspaces kept zero
+// (GCONV_WORKSPACE_KEPT_ZERO=1: no memset, their converters leave sums and tickets zero), where
+// the emulator zeroes the workspace before the first run only and fails a run that leaves a
+// byte of it set.
 // GCONV_EMU_KERNELS_PER_POOL=N takes N kernels per pool (default 2; "all" for every one).
 #include "codegen/launch_sequence.h"
 #include "config/arch_spec.h"
@@ -69,6 +73,7 @@ private slots:
         QTest::addColumn<QString>("config");
         QTest::addColumn<QString>("problems");
         QTest::addColumn<int>("max_problems");
+        QTest::addColumn<bool>("kept_zero");
         const char* pools[][2] = {
             {"configs/forward_bf16.json", "forward_2d"},
             {"configs/forward_fp16.json", "forward_2d"},
@@ -115,25 +120,44 @@ private slots:
         };
         for (const auto& pool : pools)
             QTest::newRow((std::string(pool[0]) + " on " + pool[1]).c_str())
-                << QString(pool[0]) << QString("problems/%1_test_validation.json").arg(pool[1])
-                << 8;
+                << QString(pool[0]) << QString("problems/%1_test_validation.json").arg(pool[1]) << 8
+                << false;
+        const char* kept_zero_pools[][2] = {
+            {"bench/configs/forward_splitk_explore.json", "forward_2d"},
+            {"configs/bwd_weight.json", "bwd_weight_2d"},
+            {"configs/bwd_weight_fp16.json", "bwd_weight_2d"},
+            {"configs/bwd_weight_direct.json", "bwd_weight_2d"},
+            {"configs/bwd_weight_direct_mma.json", "bwd_weight_2d"},
+            {"bench/configs/bwd_weight_direct_tc_explore.json", "bwd_weight_2d"},
+        };
+        for (const auto& pool : kept_zero_pools)
+            QTest::newRow(
+                (std::string(pool[0]) + " on " + pool[1] + ", workspace kept zero").c_str())
+                << QString(pool[0]) << QString("problems/%1_test_validation.json").arg(pool[1]) << 6
+                << true;
         // The 2D-only direct pools on 3D problems that are 2D problems (codegen/fold_to_2d.h),
         // which the test_validation sets hold none of for them.
         for (const char* pool :
              {"configs/forward_direct_staged.json", "configs/forward_direct_tc.json",
               "configs/forward_bf16_direct_mma.json"})
             QTest::newRow((std::string(pool) + " on folded_3d").c_str())
-                << QString(pool) << QString("tests/emu/folded_3d.json") << 5;
+                << QString(pool) << QString("tests/emu/folded_3d.json") << 5 << false;
         // The staged forward entries' stride-2 walk (`gconv_direct_k<K>_s2`).
         for (const char* pool : {"configs/forward_direct_staged.json",
                                  "bench/configs/forward_direct_staged_s2_explore.json"})
             QTest::newRow((std::string(pool) + " on depthwise_stride2").c_str())
-                << QString(pool) << QString("tests/emu/depthwise_stride2.json") << 5;
+                << QString(pool) << QString("tests/emu/depthwise_stride2.json") << 5 << false;
     }
     void pool_kernels_compute_the_convolution() {
         QFETCH(QString, config);
         QFETCH(QString, problems);
         QFETCH(int, max_problems);
+        QFETCH(bool, kept_zero);
+        // Read by plan_sequence here and in the children run_isolated forks.
+        if (kept_zero)
+            qputenv("GCONV_WORKSPACE_KEPT_ZERO", "1");
+        else
+            qunsetenv("GCONV_WORKSPACE_KEPT_ZERO");
         const ArchSpecs& specs = default_arch_specs();
         const KernelPool pool = enumerate_pool(
             load_trait_config(test::source_path(config).toStdString()), specs.get("sm_90"), specs);
@@ -142,20 +166,34 @@ private slots:
 
         // The kernels that run on the set (a pool can hold 3D kernels beside 2D ones).
         std::vector<std::pair<KernelConfig, std::vector<Problem>>> runnable;
-        for (const KernelConfig& c : pool.kernels)
-            if (auto ps = supported(c, set); !ps.empty()) runnable.emplace_back(c, ps);
+        // On workspaces kept zero: the kernels and problems whose sequences keep one.
+        for (const KernelConfig& c : pool.kernels) {
+            std::vector<Problem> ps = supported(c, set);
+            if (kept_zero)
+                ps.erase(std::remove_if(ps.begin(), ps.end(),
+                                        [&](const Problem& p) {
+                                            return !plan_sequence(c, p, 32,
+                                                                  emu::k_emulated_shared_optin)
+                                                        .workspace_kept_zero;
+                                        }),
+                         ps.end());
+            if (!ps.empty()) runnable.emplace_back(c, ps);
+        }
         QVERIFY2(!runnable.empty(), "no kernel of the pool runs on the set");
 
         const std::filesystem::path work =
             test::binary_path(QStringLiteral("emu-modules")).toStdString();
         QStringList failures;
-        int cells = 0;
+        int cells = 0, kept_zero_cells = 0;
         for (const std::size_t k : spread(runnable.size(), kernels_per_pool())) {
             const auto& [kernel, all] = runnable[k];
             const QString name = QString::fromStdString(kernel_name(kernel));
             std::vector<Problem> problems_run;
-            for (const std::size_t i : spread(all.size(), std::size_t(max_problems)))
+            for (const std::size_t i : spread(all.size(), std::size_t(max_problems))) {
                 problems_run.push_back(all[i]);
+                kept_zero_cells += plan_sequence(kernel, all[i], 32, emu::k_emulated_shared_optin)
+                                       .workspace_kept_zero;
+            }
             // In a child: a kernel that faults (a guard page) or hangs fails only its own row.
             const emu::IsolatedExit exit = emu::run_isolated(
                 [&](const std::function<void(const std::string&)>& out) {
@@ -183,9 +221,11 @@ private slots:
                 failures << name +
                                 ": the emulation ended early: " + QString::fromStdString(exit.why);
         }
+        qunsetenv("GCONV_WORKSPACE_KEPT_ZERO");
         qInfo().noquote() << config << ":" << cells << "cells";
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));
         QVERIFY(cells > 0);
+        if (kept_zero) QVERIFY2(kept_zero_cells > 0, "no cell ran on a workspace kept zero");
     }
 
     // A direct_wgmma kernel is wgmma instructions only: the emulator refuses it by name
