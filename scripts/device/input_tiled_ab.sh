@@ -11,7 +11,6 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 kernels=$1 set=${2:-bench/baselines/dense_worst_probe.json}
-build_tools "$out/build.log" gconv-bench gconv-worker || exit 1
 python3 - "$set" /tmp/pointwise.json <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -22,19 +21,4 @@ s["problems"] = [p for p in s["problems"] if flat(p)]
 print(f"{len(s['problems'])} pointwise problems")
 json.dump(s, open(sys.argv[2], "w"))
 PY
-for round in 1 2; do
-  for mode in 0 1; do
-    python3 -c "import json,sys; [print(k, repr(v)) for k, v in json.load(open(sys.argv[1])).items()]" "$kernels" |
-    while read -r stem names; do
-      config=configs/$stem.json; [ -f "$config" ] || config=bench/configs/$stem.json
-      GCONV_WGMMA_INPUT_TILED=$mode $bench --variant forward --arch auto --progress none \
-        --kernel-timeout 10 --warmup 3 --repeat 20 --batch-size 200 --config "$config" \
-        --filter "c.name in $names" --problems-file /tmp/pointwise.json \
-        --output "$out/ab_${mode}_r${round}_$stem.csv" 2>&1 | tail -1
-    done
-  done
-done
-echo "== A/A (im2col, round 1 against round 2)"
-python3 bench/ab_table.py --base "$out"/ab_0_r1_*.csv --new "$out"/ab_0_r2_*.csv | tail -3
-echo "== im2col (base) against the tiled input (new)"
-python3 bench/ab_table.py --base "$out"/ab_0_r*.csv --new "$out"/ab_1_r*.csv
+"$(dirname "${BASH_SOURCE[0]}")/env_ab.sh" GCONV_WGMMA_INPUT_TILED forward "$kernels" /tmp/pointwise.json
