@@ -216,14 +216,7 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
                 if (m0 + row >= p.k_per_group || n0 + col >= n_total) return -1;
                 return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
             };
-            const bool keep_zero = p.keep_workspace_zero != 0;
-            batched_elements(
-                team, TM * TN, place, [&](i64 at) { return arch::load_l2(dw + at); },
-                [&](i64 at, float sum) {
-                    out[at] = from_float<W>(sum);
-                    if (keep_zero) dw[at] = 0.f;
-                });
-            release_ticket(team, ticket, keep_zero);
+            convert_sums(team, TM * TN, place, dw, out, ticket, p.keep_workspace_zero != 0);
         }
     }
 };

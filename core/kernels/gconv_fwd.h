@@ -233,14 +233,7 @@ struct Source
                 if (!out_ok(row, col)) return -1;
                 return static_cast<i64>(m0 + row) * p.K + g0 * p.k_per_group + n0 + col;
             };
-            const bool keep_zero = p.keep_workspace_zero != 0;
-            batched_elements(
-                team, TM * TN, place, [&](i64 at) { return arch::load_l2(out + at); },
-                [&](i64 at, float sum) {
-                    y[at] = from_float<Y>(sum);
-                    if (keep_zero) out[at] = 0.f;
-                });
-            release_ticket(team, ticket, keep_zero);
+            convert_sums(team, TM * TN, place, out, y, ticket, p.keep_workspace_zero != 0);
         }
     }
 };

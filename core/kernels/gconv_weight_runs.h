@@ -107,6 +107,21 @@ GCONV_DEVICE void release_ticket(Team team, Ticket ticket, bool keep_zero) {
     if (keep_zero && team.rank() == 0) *ticket() = 0u;
 }
 
+// The conversion by the team that arrived last at `ticket`: `count` fp32 sums converted into
+// out where place(e) says (negative: nowhere); keep_zero writes zeros back over the sums read
+// and resets the ticket.
+template <class Team, class T, class Place, class Ticket>
+GCONV_DEVICE void convert_sums(Team team, int count, Place place, float* sums, T* out,
+                               Ticket ticket, bool keep_zero) {
+    batched_elements(
+        team, count, place, [&](i64 at) { return arch::load_l2(sums + at); },
+        [&](i64 at, float v) {
+            out[at] = from_float<T>(v);
+            if (keep_zero) sums[at] = 0.f;
+        });
+    release_ticket(team, ticket, keep_zero);
+}
+
 // Called by every thread of a block once its adds to the run's slice sums[0 .. elems) are
 // issued; `blocks` blocks add to the run. The last of them converts the slice into out (and,
 // keep_zero, leaves the slice and the ticket zero).
@@ -117,14 +132,8 @@ GCONV_DEVICE void convert_run_when_last(float* sums, T* out, int elems, unsigned
     const BlockTeam<THREADS> block;
     const auto take = [&] { return ticket; };
     if (!team_arrives_last(block, &last, blocks, take)) return;
-    batched_elements(
-        block, elems, [](int e) { return static_cast<i64>(e); },
-        [&](i64 e) { return arch::load_l2(sums + e); },
-        [&](i64 e, float v) {
-            out[e] = from_float<T>(v);
-            if (keep_zero) sums[e] = 0.f;
-        });
-    release_ticket(block, take, keep_zero);
+    convert_sums(
+        block, elems, [](int e) { return static_cast<i64>(e); }, sums, out, take, keep_zero);
 }
 
 } // namespace gconv
