@@ -100,7 +100,7 @@ bool wgmma_n_built(const KernelConfig& c) {
     if (c.variant == Variant::Forward && c.pixels_on_n) return n % 8 == 0 && n > 64 && n < 256;
     if (c.variant == Variant::Forward)
         return (n % 32 == 0 && n > 64 && n < 256) || (n % 8 == 0 && n > 64 && n < 128);
-    return c.variant == Variant::BwdWeight && n == 192;
+    return c.variant == Variant::BwdWeight && (n == 192 || n == 96);
 }
 bool wgmma_n_split(const KernelConfig& c) {
     return !c.pixels_on_n && c.pipeline == Pipeline::CompV5 && is_warpgroup_tile(c) &&

@@ -40,7 +40,8 @@ bool any_width_tile_n(const KernelConfig& config);
 // Whether warp_tile_n (a warpgroup tile's instruction N) is an N of the wgmma instructions
 // gconv_wgmma.h builds for c's direction: 64, 128, 256; forward also 96, 160, 192, 224 and every
 // multiple of 8 between 64 and 128 (the halves of an N split: 144 ... 240), with pixels_on_n
-// every multiple of 8 from 64 to 256 (the pixel edge); bwd_weight also 192.
+// every multiple of 8 from 64 to 256 (the pixel edge); bwd_weight also 192 and 96 (whose
+// 32-channel input copies fit 3 x 3 filters of C/G 32 exactly: 288 columns in 3 tiles).
 // The wgmma rule and is_supported both ask it.
 bool wgmma_n_built(const KernelConfig& config);
 // The N split of two consumer warpgroups (wave layout [4, 2, 1], warp_tile_n = tile_n / 2): each

@@ -5,6 +5,10 @@
 
 namespace gconv {
 
+bool narrow_weight_copies(const KernelConfig& c, const Problem& p) {
+    return p.c_per_group() % 64 != 0 || c.tile_n % 64 != 0;
+}
+
 std::string maps_only_reason(const KernelConfig& c) {
     if (c.variant == Variant::BwdWeight) return "MN-major operands";
     if (c.tile_k == 32) return "tile_k 32";
@@ -78,7 +82,8 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     a.element_strides[0] = 1;
     for (int i = 0; i < spatial; ++i) a.element_strides[1 + i] = static_cast<uint32_t>(stride[i]);
     a.element_strides[a.rank - 1] = 1;
-    a.channels = weight_grad ? (cpg % 64 == 0 ? 64u : 32u) : static_cast<uint32_t>(slice);
+    a.channels =
+        weight_grad ? (narrow_weight_copies(c, p) ? 32u : 64u) : static_cast<uint32_t>(slice);
     // bwd_weight: one copy is one K tile (64 output pixels) of one B column block.
     a.pixels = static_cast<uint32_t>(weight_grad ? c.tile_k : c.tile_m);
 

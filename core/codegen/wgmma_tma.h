@@ -80,4 +80,8 @@ std::string maps_only_reason(const KernelConfig& config);
 
 WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& config, const Problem& problem);
 
+// bwd_weight: whether the input's copies are 32 channels wide (C/G % 64 == 32, or a tile_n of
+// 32-column blocks such as 96); the kernel decides the same (gconv_wgmma.h narrow_b_blocks).
+bool narrow_weight_copies(const KernelConfig& config, const Problem& problem);
+
 } // namespace gconv

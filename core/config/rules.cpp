@@ -830,7 +830,7 @@ private:
             cull(Rule::Wgmma, "warp_tile_n " + std::to_string(c_.warp_tile_n) +
                                   " is not a wgmma N built here (64, 128, 256; forward also 96, "
                                   "160, 192, 224 and 72 ... 120 in 8s, with pixels_on_n 64 ... "
-                                  "256 in 8s; bwd_weight also 192)");
+                                  "256 in 8s; bwd_weight also 96 and 192)");
         if (split) {
             if (c_.variant != Variant::Forward)
                 cull(Rule::Wgmma, "the N split of two consumer warpgroups is built for forward "

@@ -231,9 +231,10 @@ GCONV_DEVICE u64 descriptor_mn32(u32 smem_addr, u32 lbo) {
            (static_cast<u64>(512 >> 4) << 32) | (static_cast<u64>(2) << 62);
 }
 // bwd_weight's B column blocks: one tap's channel slice per tensor copy, 64 channels wide where
-// C/G allows it, else 32 (host-checked: C/G % 32 == 0, codegen/wgmma_tma.cpp).
-GCONV_DEVICE bool narrow_b_blocks(int c_per_group) {
-    return c_per_group % 64 != 0;
+// C/G and the tile allow it, else 32 (host-checked: C/G % 32 == 0; codegen/wgmma_tma.cpp
+// narrow_weight_copies decides the same).
+template <int TN> GCONV_DEVICE bool narrow_b_blocks(int c_per_group) {
+    return c_per_group % 64 != 0 || TN % 64 != 0;
 }
 
 // D(64 x N, fp32) += A(64 x 16) * B(16 x N), both from shared memory; IS_HALF picks fp16;
@@ -747,8 +748,9 @@ GCONV_DEVICE void produce_tma(const S& s, const WgmmaMaps& maps, u32 bars, u32 t
 // The tensor-map producer of bwd_weight (both operands MN-major), one thread: a K tile is 64
 // consecutive output pixels r0 ... r0 + 63. A: TM / 64 tiled copies of dOut (64 pixels x 64
 // output channels of group g each); B: im2col copies of the input for the same 64 output
-// pixels, each one tap's channel slice: TN / 64 copies of 64 channels, or at C/G % 64 == 32
-// TN / 32 of 32 (narrow_b_blocks; C/G % 32 == 0 host-checked). Copies past the last pixel or
+// pixels, each one tap's channel slice: TN / 64 copies of 64 channels, or at C/G % 64 == 32 or
+// TN % 64 == 32 TN / 32 of 32 (narrow_b_blocks; C/G % 32 == 0 host-checked). Copies past the
+// last pixel or
 // channel are zero-filled by the copy engine; B column blocks past the last tap copy the last
 // tap again (their columns are never stored), so every stage receives the same byte count.
 template <class S>
@@ -758,7 +760,7 @@ GCONV_DEVICE void produce_tma_mn(const S& s, const WgmmaMaps& maps, u32 bars, u3
     constexpr u32 A_BYTES = S::TM * 128, STAGE_BYTES = (S::TM + S::TN) * 128, BOX = 64 * 128;
     const ConvParams& p = s.p;
     const int cpg = p.c_per_group, taps = p.Z * p.Y * p.X;
-    const bool narrow = narrow_b_blocks(cpg);
+    const bool narrow = narrow_b_blocks<S::TN>(cpg);
     const int width = narrow ? 32 : 64, blocks_b = S::TN / width;
     const u32 box_b = static_cast<u32>(64 * 2 * width);
     int b_channel[MAX_BLOCKS_B];
@@ -1048,8 +1050,8 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
     // maps only).
     constexpr bool MN = S::A_MN;
     static_assert(S::A_MN == S::B_MN, "the wgmma path takes two K-major or two MN-major operands");
-    static_assert(!MN || (S::CSHUFFLE && S::TM % 64 == 0 && S::TN % 64 == 0),
-                  "MN-major wgmma: one tile per block, whole 64-element copy blocks");
+    static_assert(!MN || (S::CSHUFFLE && S::TM % 64 == 0 && S::TN % 32 == 0),
+                  "MN-major wgmma: one tile per block, whole 64-element A and 32-element B blocks");
     const int tid = static_cast<int>(threadIdx.x);
     const int warp = tid / 32, lane = tid % 32;
     const TileWalk<S> walk(s.p);
@@ -1176,7 +1178,7 @@ template <class S> GCONV_DEVICE void run(S& s, const WgmmaMaps& maps) {
 #pragma unroll
             for (int i = 0; i < S::ACC; ++i) acc[i] = 0.f;
             consume_k_tiles<S, M_WGS>(acc, bars, tiles_addr, it, ktiles, tile_wg, wn, wg, walk.rank,
-                                      MN && narrow_b_blocks(s.p.c_per_group));
+                                      MN && narrow_b_blocks<S::TN>(s.p.c_per_group));
             // The last K tile's stage goes back to the producer (the next tile's loads).
             if (ktiles > 0 && lane == 0)
                 release_stage<S>(bars + 8 * (STAGES + (it + ktiles - 1) % STAGES), walk.rank);

@@ -634,6 +634,10 @@ private slots:
         w.tile_n = 192;
         w.warp_tile_n = 192;
         expect_legal(w, "sm_90a");
+        KernelConfig w96 = w; // 32-column B blocks: 3 x 3 filters at C/G 32 in 3 tiles
+        w96.tile_n = 96;
+        w96.warp_tile_n = 96;
+        expect_legal(w96, "sm_90a");
         for (int n : {96, 160, 192, 224}) {
             KernelConfig f = wgmma_base();
             f.tile_n = n;

@@ -418,6 +418,12 @@ private slots:
         QCOMPARE(narrow_plan.im2col.channels, 32u);
         QCOMPARE(narrow_plan.im2col.pixels, 64u);
         QCOMPARE(narrow_plan.tiled.box[0], 64u);
+        // A 96-wide tile takes 32-channel copies at any C/G % 32 == 0 (C/G 128 here).
+        KernelConfig c96 = c;
+        c96.tile_n = 96, c96.warp_tile_n = 96;
+        QVERIFY2(is_supported(c96, p).ok, is_supported(c96, p).reason.c_str());
+        QCOMPARE(plan_wgmma_tma(c96, p).im2col.channels, 32u);
+        QCOMPARE(plan_wgmma_tma(c, p).im2col.channels, 64u);
         narrow.C = 96; // C/G 48: no whole-tap copy width
         const SupportCheck s = is_supported(c, narrow);
         QVERIFY(!s.ok);
