@@ -8,8 +8,8 @@
 #include "codegen/kernel_entry.h"
 #include "codegen/launch_plan.h"
 #include "problem/problem.h"
+#include "util/env_switch.h"
 
-#include <cstdlib>
 #include <sstream>
 #include <string_view>
 
@@ -90,8 +90,7 @@ bool finishes_in_block(const KernelConfig& c) {
         c.split_k_mode != SplitKMode::Atomic || is_direct(c) || is_direct_mma(c))
         return false;
     if (!uses_wgmma(c)) return true;
-    const char* env = std::getenv("GCONV_WGMMA_FINISH_IN_BLOCK");
-    return c.variant == Variant::BwdWeight && env && std::string_view(env) == "1";
+    return c.variant == Variant::BwdWeight && env_switch_on("GCONV_WGMMA_FINISH_IN_BLOCK");
 }
 
 bool has_finish_kernel(const KernelConfig& c) {

@@ -7,11 +7,10 @@
 #include "codegen/forward_view.h"
 #include "codegen/kernel_problem.h"
 #include "codegen/kernel_source.h"
+#include "util/env_switch.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
-#include <string_view>
 
 namespace gconv {
 
@@ -165,8 +164,7 @@ LaunchSequence plan_sequence(const KernelConfig& c, const Problem& given, int wa
 }
 
 bool workspace_kept_zero_requested() {
-    const char* env = std::getenv("GCONV_WORKSPACE_KEPT_ZERO");
-    return env && std::string_view(env) == "1";
+    return env_switch_on("GCONV_WORKSPACE_KEPT_ZERO");
 }
 
 std::string main_entry_name(const KernelConfig& c, const Problem& given) {

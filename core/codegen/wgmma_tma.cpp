@@ -36,8 +36,8 @@ WgmmaTmaPlan plan_wgmma_tma(const KernelConfig& c, const Problem& p) {
     const int64_t taps = p.Z * p.Y * p.X;
     // A K tile is one tap's tile_k-channel slice. Past C/G the copies read zeros only where
     // they are past C as well (G == 1); with groups they would meet the next group's channels.
-    // bwd_weight's B copies are one tap's slice too, 64 channels wide or, at C/G % 64 == 32,
-    // 32 (the kernel's narrow_b_blocks).
+    // bwd_weight's B copies are one tap's slice too, 64 channels wide or 32
+    // (narrow_weight_copies).
     if (weight_grad && cpg % 32 != 0) return no("C/G is not a multiple of 32");
     if (cpg % slice != 0 && !weight_grad && p.G != 1)
         return no("C/G is not a multiple of " + std::to_string(slice) + " (and G is not 1)");

@@ -10,8 +10,8 @@
 // B: the weight {C/G, Z*Y*X, G*K/G} tiled, one copy = 64 channels x 1 tap x tile_n rows.
 // bwd_weight reduces over output pixels, so both operands are MN-major: A is dOut tiled as
 // {K, N*Do*Ho*Wo, 1} (one copy = 64 channels x 64 pixels), B the input in im2col mode with 64
-// pixels x 64 channels per copy (tile_n / 64 copies of one tap's channel slice each), or at C/G
-// % 64 == 32 of 32 channels in the 64-byte swizzle (tile_n / 32 copies). It has no cp.async
+// pixels x 64 channels per copy (tile_n / 64 copies of one tap's channel slice each), or of 32
+// channels in the 64-byte swizzle (tile_n / 32 copies; narrow_weight_copies). It has no cp.async
 // producer: C/G must be a multiple of 32 (a B copy stays inside one tap) and the maps are
 // required.
 // Both land in the 128-byte swizzle the wgmma descriptors read. A K tile stays inside one tap:

@@ -206,8 +206,8 @@ struct Source : gemm::GemmGeometry<Cfg, true, true, typename OutputOf<Cfg>::type
                     if (m0 + row >= p.k_per_group || n0 + col >= n_total) return -1;
                     return static_cast<i64>(g * p.k_per_group + m0 + row) * n_total + n0 + col;
                 };
-                batched_runs4(team, TM * RUNS, run_place, dw, out, p.keep_workspace_zero != 0);
-                release_ticket(team, ticket, p.keep_workspace_zero != 0);
+                convert_sums_runs4(team, TM * RUNS, run_place, dw, out, ticket,
+                                   p.keep_workspace_zero != 0);
                 return;
             }
             // The tile's element e: its place in dW, or -1 outside dW.

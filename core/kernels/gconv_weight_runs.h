@@ -48,42 +48,6 @@ GCONV_DEVICE void batched_elements(Team team, int count, Place place, Load load,
     }
 }
 
-// The same over runs of 4 consecutive 16-bit results: place(r) maps run r to its first
-// element (a multiple of 4, so the sums' loads and the 8-byte store are aligned; negative:
-// nowhere). One index computation per 4 elements keeps the code small where rows are whole runs
-// (the wgmma bwd_weight tiles: C/G a multiple of 32).
-// keep_zero: zeros go back over the sums read (a workspace kept zero, gconv_params.h).
-template <class Team, class T, class Place>
-GCONV_DEVICE void batched_runs4(Team team, int runs, Place place, float* sums, T* out,
-                                bool keep_zero) {
-    static_assert(sizeof(T) == 2, "16-bit results: 4 in one 8-byte store");
-    constexpr int THREADS = Team::kThreads, BATCH = Team::kBatch / 4;
-    for (int r0 = team.rank(); r0 < runs; r0 += BATCH * THREADS) {
-        i64 at[BATCH];
-        float v[BATCH][4];
-#pragma unroll
-        for (int i = 0; i < BATCH; ++i) {
-            at[i] = r0 + i * THREADS < runs ? place(r0 + i * THREADS) : -1;
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-                v[i][e] = at[i] >= 0 ? arch::load_l2(sums + at[i] + e) : 0.f;
-        }
-#pragma unroll
-        for (int i = 0; i < BATCH; ++i) {
-            if (at[i] < 0) continue;
-            GCONV_ALIGN(8) T y[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) y[e] = from_float<T>(v[i][e]);
-            *reinterpret_cast<unsigned long long*>(out + at[i]) =
-                *reinterpret_cast<const unsigned long long*>(y);
-            if (keep_zero) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) sums[at[i] + e] = 0.f;
-            }
-        }
-    }
-}
-
 // Called by every thread of a team once its adds are issued, `arrivals` teams (one per block)
 // adding to the same sums: fences the adds, the team's first thread alone evaluates `ticket()`
 // (so the ticket's address costs the other threads no registers) and takes it; true in every
@@ -119,6 +83,42 @@ GCONV_DEVICE void convert_sums(Team team, int count, Place place, float* sums, T
             out[at] = from_float<T>(v);
             if (keep_zero) sums[at] = 0.f;
         });
+    release_ticket(team, ticket, keep_zero);
+}
+
+// convert_sums over runs of 4 consecutive 16-bit results: place(r) maps run r to its first
+// element (a multiple of 4, so the sums' loads and the 8-byte store are aligned; negative:
+// nowhere). One index computation per 4 elements keeps the code small where rows are whole runs
+// (the wgmma bwd_weight tiles: C/G a multiple of 32).
+template <class Team, class T, class Place, class Ticket>
+GCONV_DEVICE void convert_sums_runs4(Team team, int runs, Place place, float* sums, T* out,
+                                     Ticket ticket, bool keep_zero) {
+    static_assert(sizeof(T) == 2, "16-bit results: 4 in one 8-byte store");
+    constexpr int THREADS = Team::kThreads, BATCH = Team::kBatch / 4;
+    for (int r0 = team.rank(); r0 < runs; r0 += BATCH * THREADS) {
+        i64 at[BATCH];
+        float v[BATCH][4];
+#pragma unroll
+        for (int i = 0; i < BATCH; ++i) {
+            at[i] = r0 + i * THREADS < runs ? place(r0 + i * THREADS) : -1;
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                v[i][e] = at[i] >= 0 ? arch::load_l2(sums + at[i] + e) : 0.f;
+        }
+#pragma unroll
+        for (int i = 0; i < BATCH; ++i) {
+            if (at[i] < 0) continue;
+            GCONV_ALIGN(8) T y[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) y[e] = from_float<T>(v[i][e]);
+            *reinterpret_cast<unsigned long long*>(out + at[i]) =
+                *reinterpret_cast<const unsigned long long*>(y);
+            if (keep_zero) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) sums[at[i] + e] = 0.f;
+            }
+        }
+    }
     release_ticket(team, ticket, keep_zero);
 }
 

@@ -1,9 +1,8 @@
 #include "worker/miopen_baseline.h"
 
 #include "problem/conv_descriptor_geometry.h"
+#include "util/env_switch.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <sstream>
 
 namespace gconv::worker {
@@ -26,8 +25,7 @@ const char* direction_name(Variant v) {
 }
 
 bool exhaustive_search() {
-    const char* env = std::getenv("GCONV_MIOPEN_EXHAUSTIVE");
-    return env && std::strcmp(env, "1") == 0;
+    return env_switch_on("GCONV_MIOPEN_EXHAUSTIVE");
 }
 
 } // namespace

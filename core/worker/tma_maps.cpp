@@ -1,5 +1,6 @@
 #include "worker/tma_maps.h"
 
+#include "util/env_switch.h"
 #include "worker/cuda_driver.h"
 
 #include <cstdint>
@@ -71,8 +72,7 @@ EncodedMaps encode_wgmma_maps(const WgmmaTmaPlan& plan, const void* im2col_src,
     const int swizzle = swizzle_of(a.channels);
     const uint32_t unit[3] = {1, 1, 1};
     // Opt-in until a device run has verified and timed it (docs/notes/wgmma-kernels.md v26).
-    const char* tiled_env = std::getenv("GCONV_WGMMA_INPUT_TILED");
-    const bool input_tiled = plan.input_tiled && tiled_env && std::strcmp(tiled_env, "1") == 0;
+    const bool input_tiled = plan.input_tiled && env_switch_on("GCONV_WGMMA_INPUT_TILED");
     int status = 0;
     if (input_tiled) {
         const TmaTiledGeometry& in = plan.input_tile;

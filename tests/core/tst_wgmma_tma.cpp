@@ -160,7 +160,7 @@ private slots:
         plan = plan_wgmma_tma(wgmma_config(), p);
         QVERIFY2(plan.enabled, plan.reason.c_str());
         QCOMPARE(plan.tiled.strides_bytes[1], uint64_t(728 * 9 * 2));
-        // bwd_weight's B copies stay whole-tap only at C/G % 64 == 0.
+        // bwd_weight's B copies stay inside one tap only at C/G % 32 == 0 (728 % 32 == 24).
         KernelConfig weight = wgmma_config();
         weight.variant = Variant::BwdWeight;
         QVERIFY(!plan_wgmma_tma(weight, p).enabled);
